@@ -1,0 +1,47 @@
+"""rouba_env: rouba-monte ("steal the pile") for reinforcement learning.
+
+Layers, each importing only those before it: `engine` (pure rules) <-
+`actions` / `observation` (encodings) <- `aec` (PettingZoo) and `gym_env`
+(Gymnasium) <- `agents` <- `evaluation`. Nothing here imports torch except
+`rouba_env.checkpoint`, and only when a checkpoint is loaded.
+"""
+
+from rouba_env.actions import ActionEncoding
+from rouba_env.config import PRESET_FIELDS, RulesConfig, make_rules, preset
+from rouba_env.engine import GameState, Move, apply_move, legal_moves, new_game, scores, start_game, winners
+from rouba_env.observation import OBSERVATION_VERSION, ObservationEncoder
+
+
+def env(**kwargs):
+    """PettingZoo AEC environment, wrapped (see `rouba_env.aec.raw_env` for the arguments)."""
+    from rouba_env import aec
+
+    return aec.env(**kwargs)
+
+
+def raw_env(**kwargs):
+    """Unwrapped PettingZoo AEC environment."""
+    from rouba_env import aec
+
+    return aec.raw_env(**kwargs)
+
+
+__all__ = [
+    "ActionEncoding",
+    "GameState",
+    "Move",
+    "OBSERVATION_VERSION",
+    "ObservationEncoder",
+    "PRESET_FIELDS",
+    "RulesConfig",
+    "apply_move",
+    "env",
+    "legal_moves",
+    "make_rules",
+    "new_game",
+    "preset",
+    "raw_env",
+    "scores",
+    "start_game",
+    "winners",
+]

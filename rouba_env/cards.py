@@ -1,0 +1,54 @@
+"""Cards: integer codes, ranks, suits and printable faces.
+
+A natural card is coded ``rank * NUM_SUITS + suit`` (0..51); a joker is coded
+``JOKER``. Several decks simply repeat the codes. Only ranks matter to the
+rules; suits exist so that a game can be rendered as a real deck.
+"""
+
+from __future__ import annotations
+
+NUM_RANKS = 13
+"""Ace, 2..10, jack, queen, king."""
+NUM_SUITS = 4
+CARDS_PER_DECK = NUM_RANKS * NUM_SUITS
+"""Natural cards in one deck (jokers not counted)."""
+JOKERS_PER_DECK = 2
+"""Jokers added per deck by the ``jokers`` variant."""
+JOKER = CARDS_PER_DECK
+"""Card code of a joker (every joker has the same code)."""
+JOKER_RANK = NUM_RANKS
+"""Rank index used for jokers in per-rank count vectors."""
+
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+RANK_WORDS = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
+SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
+
+
+def rank_of(card: int) -> int:
+    """Rank index (0..12) of a card code, or ``JOKER_RANK`` for a joker."""
+    return JOKER_RANK if card == JOKER else card // NUM_SUITS
+
+
+def suit_of(card: int) -> int:
+    """Suit index (0..3) of a natural card code."""
+    if card == JOKER:
+        raise ValueError("a joker has no suit")
+    return card % NUM_SUITS
+
+
+def card_face(card: int) -> str:
+    """Printable face such as ``7♠``, ``10♥`` or ``Jkr`` for a joker."""
+    if card == JOKER:
+        return "Jkr"
+    return RANK_NAMES[rank_of(card)] + SUIT_SYMBOLS[suit_of(card)]
+
+
+def rank_name(rank: int) -> str:
+    """Short printable rank: ``A``, ``2`` .. ``K``, or ``joker``."""
+    return "joker" if rank == JOKER_RANK else RANK_NAMES[rank]
+
+
+def make_deck(decks: int, jokers: bool) -> list[int]:
+    """Unshuffled card codes of ``decks`` decks, with jokers if asked."""
+    one_deck = list(range(CARDS_PER_DECK)) + ([JOKER] * JOKERS_PER_DECK if jokers else [])
+    return one_deck * decks

@@ -1,0 +1,370 @@
+"""The rules of rouba-monte as explicit data and pure functions.
+
+No gymnasium, pettingzoo or torch here. A `GameState` is plain data;
+`new_game`, `apply_move` and the queries below never change their input
+(`apply_move` returns a new state). Randomness enters only through the
+`numpy.random.Generator` given to `new_game`, which draws one 63-bit *deal
+seed*; the shuffle is a pure function of that seed (`shuffled_deck`), so that
+the batched engine can reproduce any game from its seed alone.
+
+Moves are `(kind, target)` pairs (see `Move`): which card is played and where
+it goes. Seats are absolute here (0..n-1, turn order); pile targets are given
+relative to the mover (0 = own pile, 1 = next seat to the left, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from rouba_env.cards import JOKER, JOKER_RANK, NUM_RANKS, make_deck, rank_of
+from rouba_env.config import RulesConfig
+
+NUM_RANK_SLOTS = NUM_RANKS + 1
+"""Per-rank count vectors have one slot per rank plus one for jokers."""
+JOKER_KIND_OFFSET = NUM_RANKS
+"""Kinds 0..12 play a natural card of that rank; kind 13 + r plays a joker named as rank r."""
+NUM_KINDS = 2 * NUM_RANKS
+TARGET_TABLE = 0
+"""Capture a table card of the played (or named) rank."""
+TARGET_DISCARD = 1
+"""Leave the card face up on the table."""
+TARGET_TABLE_JOKER = 2
+"""Capture a joker lying on the table (any card may); unused with ``take_all``."""
+TARGET_PILE_OFFSET = 3
+"""Target ``3 + k`` is the pile of the seat ``k`` places to the mover's left (k = 0: own pile)."""
+NO_SEAT = -1
+EMPTY_PILE = -1
+"""`GameState.pile_tops` value of an empty pile."""
+
+_MASK64 = (1 << 64) - 1
+_DEAL_SEED_BOUND = 1 << 63
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+class Move(NamedTuple):
+    """One play: ``kind`` (which card, see `JOKER_KIND_OFFSET`) and ``target``."""
+
+    kind: int
+    target: int
+
+
+@dataclass
+class GameState:
+    """Everything about one game. Seats are absolute; lists are never shared between states."""
+
+    config: RulesConfig
+    hands: list[list[int]]
+    """Card codes held by each seat."""
+    table: list[int]
+    """Face-up card codes on the table."""
+    piles: list[list[int]]
+    """Each seat's pile, bottom first; its last card is on top."""
+    pile_tops: list[int]
+    """Rank showing on each pile (a joker shows the rank it was named as), or `EMPTY_PILE`."""
+    deck: list[int]
+    """Undealt card codes; the last one is the top of the deck."""
+    current: int
+    """Seat to act, or `NO_SEAT` once the game is over."""
+    last_capturer: int = NO_SEAT
+    """Last seat that captured from the table or stole a pile."""
+    turn: int = 0
+    """Moves played so far."""
+    last_move: tuple[int, Move, int] | None = field(default=None)
+    """(seat, move, card code) of the latest play, for display."""
+
+    def copy(self) -> "GameState":
+        return GameState(
+            config=self.config,
+            hands=[list(hand) for hand in self.hands],
+            table=list(self.table),
+            piles=[list(pile) for pile in self.piles],
+            pile_tops=list(self.pile_tops),
+            deck=list(self.deck),
+            current=self.current,
+            last_capturer=self.last_capturer,
+            turn=self.turn,
+            last_move=self.last_move,
+        )
+
+
+def splitmix64(values: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser on a uint64 array: a fast, well-mixed, stateless hash."""
+    z = values.astype(np.uint64, copy=True)
+    z += _GOLDEN_GAMMA
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def shuffle_order(deal_seeds: np.ndarray, num_cards: int) -> np.ndarray:
+    """Row i: a permutation of ``range(num_cards)`` that depends only on ``deal_seeds[i]``.
+
+    Each position gets the hash of (seed, position) as its sort key; sorting
+    the keys gives the permutation. Works on a whole batch of seeds at once.
+    """
+    seeds = np.asarray(deal_seeds, dtype=np.uint64).reshape(-1, 1)
+    positions = np.arange(num_cards, dtype=np.uint64).reshape(1, -1)
+    keys = splitmix64(splitmix64(seeds) ^ (positions * _GOLDEN_GAMMA))
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+def shuffled_deck(config: RulesConfig, deal_seed: int) -> list[int]:
+    """The deck for a deal seed, bottom first (the last card is dealt first)."""
+    deck = make_deck(config.decks, config.jokers)
+    order = shuffle_order(np.array([deal_seed], dtype=np.uint64), len(deck))[0]
+    return [deck[i] for i in order]
+
+
+def new_game(config: RulesConfig, rng: np.random.Generator) -> GameState:
+    """Shuffle with a deal seed drawn from ``rng`` and deal (see `start_game`)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return start_game(config, int(rng.integers(0, _DEAL_SEED_BOUND)))
+
+
+def start_game(config: RulesConfig, deal_seed: int) -> GameState:
+    """Deal a new game from a 63-bit deal seed.
+
+    Hands are dealt one card at a time starting left of the dealer, then the
+    table is laid. With ``draw_from_deck`` nobody is dealt a hand: the table is
+    laid and the first player flips the top card.
+    """
+    if not isinstance(deal_seed, (int, np.integer)) or not 0 <= int(deal_seed) < _DEAL_SEED_BOUND:
+        raise ValueError(f"deal_seed must be an int in [0, 2**63), got {deal_seed!r}")
+    n = config.num_players
+    state = GameState(
+        config=config,
+        hands=[[] for _ in range(n)],
+        table=[],
+        piles=[[] for _ in range(n)],
+        pile_tops=[EMPTY_PILE] * n,
+        deck=shuffled_deck(config, int(deal_seed)),
+        current=config.first_player,
+    )
+    if config.draw_from_deck:
+        _lay_table(state)
+        state.hands[state.current].append(state.deck.pop())
+    else:
+        _deal_hands(state)
+        _lay_table(state)
+    return state
+
+
+def _lay_table(state: GameState) -> None:
+    for _ in range(state.config.table_cards):
+        state.table.append(state.deck.pop())
+
+
+def _deal_hands(state: GameState) -> None:
+    """Deal one card at a time from left of the dealer, up to the hand size, until the deck runs out."""
+    config = state.config
+    for _ in range(config.hand_size):
+        for offset in range(config.num_players):
+            if not state.deck:
+                return
+            state.hands[(config.first_player + offset) % config.num_players].append(state.deck.pop())
+
+
+def rank_counts(cards: list[int]) -> list[int]:
+    """Count of each rank (slot 13: jokers) among card codes."""
+    counts = [0] * NUM_RANK_SLOTS
+    for card in cards:
+        counts[rank_of(card)] += 1
+    return counts
+
+
+def is_terminal(state: GameState) -> bool:
+    return state.current == NO_SEAT
+
+
+def pile_seat(state: GameState, mover: int, target: int) -> int:
+    """Absolute seat whose pile a pile target of ``mover`` points at."""
+    return (mover + target - TARGET_PILE_OFFSET) % state.config.num_players
+
+
+def _capture_targets(state: GameState, rank: int, table_counts: list[int]) -> list[int]:
+    """Non-discard targets legal for a card showing ``rank`` (natural or named joker)."""
+    config = state.config
+    mover = state.current
+    targets = []
+    table_jokers = table_counts[JOKER_RANK]
+    if table_counts[rank] > 0 or (config.take_all and table_jokers > 0):
+        targets.append(TARGET_TABLE)
+    if table_jokers > 0 and not config.take_all:
+        targets.append(TARGET_TABLE_JOKER)
+    for offset in range(config.num_players):
+        if state.pile_tops[(mover + offset) % config.num_players] == rank:
+            targets.append(TARGET_PILE_OFFSET + offset)
+    return targets
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal move of the seat to act, sorted by (kind, target); empty when the game is over."""
+    if is_terminal(state):
+        return []
+    config = state.config
+    hand = rank_counts(state.hands[state.current])
+    table_counts = rank_counts(state.table)
+    moves = []
+    for rank in range(NUM_RANKS):
+        if hand[rank] == 0:
+            continue
+        targets = _capture_targets(state, rank, table_counts)
+        if not targets or not config.must_capture:
+            targets.append(TARGET_DISCARD)
+        moves.extend(Move(rank, target) for target in sorted(targets))
+    if hand[JOKER_RANK] > 0:
+        joker_can_capture = False
+        for rank in range(NUM_RANKS):
+            targets = _capture_targets(state, rank, table_counts)
+            joker_can_capture = joker_can_capture or bool(targets)
+            moves.extend(Move(JOKER_KIND_OFFSET + rank, target) for target in targets)
+        if not joker_can_capture or not config.must_capture:
+            # A discarded joker is named nothing: its one discard move uses the first joker kind.
+            moves.append(Move(JOKER_KIND_OFFSET, TARGET_DISCARD))
+        moves.sort()
+    return moves
+
+
+def is_legal(state: GameState, move: Move) -> bool:
+    return tuple(move) in {tuple(m) for m in legal_moves(state)}
+
+
+def shown_rank(kind: int) -> int:
+    """Rank a played kind shows: a natural card's own rank or a joker's named rank."""
+    return kind - JOKER_KIND_OFFSET if kind >= JOKER_KIND_OFFSET else kind
+
+
+def apply_move(state: GameState, move: Move) -> GameState:
+    """The state after the seat to act plays ``move``. Raises ValueError if it is illegal."""
+    move = Move(int(move[0]), int(move[1]))
+    legal = legal_moves(state)
+    if move not in legal:
+        raise ValueError(f"illegal move {move} for seat {state.current}; legal moves: {legal}")
+    config = state.config
+    n = config.num_players
+    new = state.copy()
+    mover = new.current
+    rank = shown_rank(move.kind)
+    hand = new.hands[mover]
+    if move.kind >= JOKER_KIND_OFFSET:
+        card = JOKER
+    else:
+        card = next(c for c in hand if rank_of(c) == rank)
+    hand.remove(card)
+    pile = new.piles[mover]
+    if move.target == TARGET_DISCARD:
+        new.table.append(card)
+    elif move.target == TARGET_TABLE:
+        if config.take_all:
+            taken = [c for c in new.table if rank_of(c) in (rank, JOKER_RANK)]
+            new.table = [c for c in new.table if rank_of(c) not in (rank, JOKER_RANK)]
+        else:
+            index = next(i for i, c in enumerate(new.table) if rank_of(c) == rank)
+            taken = [new.table.pop(index)]
+        pile.extend(taken)
+        pile.append(card)
+        new.pile_tops[mover] = rank
+        new.last_capturer = mover
+    elif move.target == TARGET_TABLE_JOKER:
+        new.table.remove(JOKER)
+        pile.extend((JOKER, card))
+        new.pile_tops[mover] = rank
+        new.last_capturer = mover
+    else:
+        victim = pile_seat(new, mover, move.target)
+        if victim != mover:
+            pile.extend(new.piles[victim])
+            new.piles[victim] = []
+            new.pile_tops[victim] = EMPTY_PILE
+            new.last_capturer = mover
+        pile.append(card)
+        new.pile_tops[mover] = rank
+    new.turn += 1
+    new.last_move = (mover, move, card)
+    _advance(new, mover)
+    return new
+
+
+def _advance(state: GameState, mover: int) -> None:
+    """Pass the turn to the left, dealing again or ending the game as the rules say."""
+    config = state.config
+    n = config.num_players
+    if config.draw_from_deck:
+        if state.deck:
+            state.current = (mover + 1) % n
+            state.hands[state.current].append(state.deck.pop())
+            return
+        _finish(state)
+        return
+    for offset in range(1, n + 1):
+        seat = (mover + offset) % n
+        if state.hands[seat]:
+            state.current = seat
+            return
+    if state.deck:
+        _deal_hands(state)
+        state.current = next(
+            (config.first_player + offset) % n
+            for offset in range(n)
+            if state.hands[(config.first_player + offset) % n]
+        )
+        return
+    _finish(state)
+
+
+def _finish(state: GameState) -> None:
+    """End the game; with ``leftovers_to_last_capturer`` the table goes under that seat's pile."""
+    state.current = NO_SEAT
+    if state.config.leftovers_to_last_capturer and state.last_capturer != NO_SEAT and state.table:
+        seat = state.last_capturer
+        state.piles[seat] = state.table + state.piles[seat]
+        if state.pile_tops[seat] == EMPTY_PILE:
+            state.pile_tops[seat] = rank_of(state.piles[seat][-1])
+        state.table = []
+
+
+def scores(state: GameState) -> list[int]:
+    """Cards in each seat's pile (one point per card)."""
+    return [len(pile) for pile in state.piles]
+
+
+def winners(state: GameState) -> list[int]:
+    """Seats with the top score (several on a tie)."""
+    points = scores(state)
+    best = max(points)
+    return [seat for seat, p in enumerate(points) if p == best]
+
+
+def outcome_rewards(state: GameState) -> list[float]:
+    """+1 to a sole winner, 0 to players tied for the top, -1 to the rest."""
+    top = winners(state)
+    return [(1.0 if len(top) == 1 else 0.0) if seat in top else -1.0 for seat in range(state.config.num_players)]
+
+
+def margin_rewards(state: GameState) -> list[float]:
+    """Own score minus the mean of the others, divided by the deck size."""
+    points = scores(state)
+    n = len(points)
+    total = sum(points)
+    return [(p - (total - p) / (n - 1)) / state.config.total_cards for p in points]
+
+
+def seen_counts(state: GameState) -> list[int]:
+    """Public card memory: cards of each rank that have been face up (table and piles)."""
+    counts = rank_counts(state.table)
+    for pile in state.piles:
+        for card in pile:
+            counts[rank_of(card)] += 1
+    return counts
+
+
+def card_total(state: GameState) -> int:
+    """Cards in hands, table, piles and deck: always `config.total_cards`."""
+    return sum(map(len, state.hands)) + len(state.table) + sum(map(len, state.piles)) + len(state.deck)

@@ -1,0 +1,132 @@
+"""The observation vector: what one seat sees, from its own point of view.
+
+Seats are rotated so that index 0 of every seat block is the observer, 1 the
+player to its left, and so on; blocks are padded to ``max_players`` so that one
+network can play tables of several sizes. ``R = 14`` rank slots (ace..king,
+then joker), ``m = max_players``. Layout (see `ObservationEncoder.layout`):
+
+==========  ==================  ===============================================
+block       size                meaning
+==========  ==================  ===============================================
+hand        R                   own cards per rank (count)
+table       R                   face-up table cards per rank (count)
+seen        R                   public card memory: cards per rank seen face up
+                                so far, i.e. on the table or in any pile (count)
+pile_top    m * 14              per seat: one-hot top rank (13 slots, a joker
+                                shows its named rank) then 1 slot "empty pile";
+                                all zero for an absent (padded) seat
+pile_size   m                   per seat: cards in its pile / total cards
+hand_size   m                   per seat: cards in hand (count)
+present     m                   per seat: 1 if the seat is at the table
+dealer      m                   one-hot: the dealer's seat
+to_act      m                   one-hot: the seat to act (all zero at the end)
+deck        1                   cards left in the deck / total cards
+flipped     R                   ``draw_from_deck``: one-hot of the card just
+                                flipped (public); zero otherwise
+rules       5                   take_all, must_capture,
+                                leftovers_to_last_capturer, draw_from_deck,
+                                jokers (0/1)
+==========  ==================  ===============================================
+
+Length ``3R + 14m + 5m + 1 + R + 5 = 62 + 19m`` (100 for 2 seats, 138 for 4).
+Only public information and the observer's own hand enter it: two states that
+differ in opponents' hands or in the deck order give the same vector.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rouba_env.actions import resolve_max_players
+from rouba_env.cards import NUM_RANKS
+from rouba_env.config import RulesConfig
+from rouba_env.engine import EMPTY_PILE, NUM_RANK_SLOTS, GameState, rank_counts, seen_counts
+
+OBSERVATION_VERSION = 1
+"""Bumped whenever the layout below changes; checkpoints record it."""
+PILE_TOP_SLOTS = NUM_RANKS + 1
+"""One-hot pile top: 13 ranks, then "empty"."""
+EMPTY_SLOT = NUM_RANKS
+RULE_FLAGS = ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers")
+
+
+def observation_blocks(max_players: int) -> list[tuple[str, int]]:
+    """(name, size) of each block in order."""
+    m = max_players
+    return [
+        ("hand", NUM_RANK_SLOTS),
+        ("table", NUM_RANK_SLOTS),
+        ("seen", NUM_RANK_SLOTS),
+        ("pile_top", m * PILE_TOP_SLOTS),
+        ("pile_size", m),
+        ("hand_size", m),
+        ("present", m),
+        ("dealer", m),
+        ("to_act", m),
+        ("deck", 1),
+        ("flipped", NUM_RANK_SLOTS),
+        ("rules", len(RULE_FLAGS)),
+    ]
+
+
+def observation_layout(max_players: int) -> dict[str, slice]:
+    """Index range of each block for a given padding."""
+    layout, start = {}, 0
+    for name, size in observation_blocks(max_players):
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+class ObservationEncoder:
+    """Encodes a `GameState` as a float32 vector for any seat."""
+
+    def __init__(self, config: RulesConfig, max_players: int | None = None):
+        self.config = config
+        self.max_players = resolve_max_players(config, max_players)
+        self.layout = observation_layout(self.max_players)
+        self.size = self.layout["rules"].stop
+        self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
+
+    def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Observation of ``seat`` (absolute) in ``state``; written into ``out`` if given."""
+        config = self.config
+        n, m = config.num_players, self.max_players
+        if not 0 <= seat < n:
+            raise ValueError(f"seat {seat} out of range 0..{n - 1}")
+        obs = np.zeros(self.size, dtype=np.float32) if out is None else out
+        obs[:] = 0.0
+        lay = self.layout
+        obs[lay["hand"]] = rank_counts(state.hands[seat])
+        obs[lay["table"]] = rank_counts(state.table)
+        obs[lay["seen"]] = seen_counts(state)
+        tops = obs[lay["pile_top"]].reshape(m, PILE_TOP_SLOTS)
+        total = np.float32(config.total_cards)
+        for offset in range(n):
+            other = (seat + offset) % n
+            top = state.pile_tops[other]
+            tops[offset, EMPTY_SLOT if top == EMPTY_PILE else top] = 1.0
+            obs[lay["pile_size"].start + offset] = np.float32(len(state.piles[other])) / total
+            obs[lay["hand_size"].start + offset] = len(state.hands[other])
+            obs[lay["present"].start + offset] = 1.0
+        obs[lay["dealer"].start + (config.dealer - seat) % n] = 1.0
+        if state.current >= 0:
+            obs[lay["to_act"].start + (state.current - seat) % n] = 1.0
+        obs[lay["deck"].start] = np.float32(len(state.deck)) / total
+        if config.draw_from_deck and state.current >= 0:
+            flipped = rank_counts(state.hands[state.current])
+            obs[lay["flipped"]] = flipped
+        obs[lay["rules"]] = self._rules
+        return obs
+
+    def full_state(self, state: GameState) -> np.ndarray:
+        """Centralized-critic vector: seat 0's observation, every seat's hand, and the deck per rank."""
+        hands = np.zeros((self.max_players, NUM_RANK_SLOTS), dtype=np.float32)
+        for seat, hand in enumerate(state.hands):
+            hands[seat] = rank_counts(hand)
+        deck = np.array(rank_counts(state.deck), dtype=np.float32)
+        return np.concatenate([self.encode(state, 0), hands.ravel(), deck])
+
+    @property
+    def state_size(self) -> int:
+        return self.size + (self.max_players + 1) * NUM_RANK_SLOTS

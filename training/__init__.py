@@ -1,0 +1,1 @@
+"""PPO self-play training for rouba-monte (imports torch)."""
