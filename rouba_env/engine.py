@@ -320,13 +320,18 @@ def _advance(state: GameState, mover: int) -> None:
 
 
 def _finish(state: GameState) -> None:
-    """End the game; with ``leftovers_to_last_capturer`` the table goes under that seat's pile."""
+    """End the game; with ``leftovers_to_last_capturer`` the table goes under that seat's pile.
+
+    If that pile is empty, the leftovers form it with the highest natural rank
+    on top (a pile of leftover jokers only shows ace: a joker shows its name).
+    """
     state.current = NO_SEAT
     if state.config.leftovers_to_last_capturer and state.last_capturer != NO_SEAT and state.table:
         seat = state.last_capturer
-        state.piles[seat] = state.table + state.piles[seat]
+        leftovers = sorted(state.table, key=lambda card: (card != JOKER, rank_of(card)))
         if state.pile_tops[seat] == EMPTY_PILE:
-            state.pile_tops[seat] = rank_of(state.piles[seat][-1])
+            state.pile_tops[seat] = 0 if leftovers[-1] == JOKER else rank_of(leftovers[-1])
+        state.piles[seat] = leftovers + state.piles[seat]
         state.table = []
 
 

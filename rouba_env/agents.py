@@ -1,0 +1,1 @@
+"""Scripted agents (placeholder until the agents issue lands: only `random` exists yet)."""
