@@ -373,3 +373,11 @@ def seen_counts(state: GameState) -> list[int]:
 def card_total(state: GameState) -> int:
     """Cards in hands, table, piles and deck: always `config.total_cards`."""
     return sum(map(len, state.hands)) + len(state.table) + sum(map(len, state.piles)) + len(state.deck)
+
+
+def match_rules(config: RulesConfig, games: int) -> list[RulesConfig]:
+    """Rules of each game of a match: the dealer moves one seat to the left every game."""
+    if games < 1:
+        raise ValueError(f"a match needs at least one game, got games={games}")
+    n = config.num_players
+    return [config.replace(dealer=(config.dealer + game) % n) for game in range(games)]

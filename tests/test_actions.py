@@ -1,0 +1,44 @@
+import pytest
+
+from rouba_env.actions import ActionEncoding
+from rouba_env.config import RulesConfig, preset
+from rouba_env.engine import JOKER_KIND_OFFSET, TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER, Move
+from tests.scenario import RANKS, make_state
+
+SEVEN, K = RANKS["7"], RANKS["K"]
+
+
+def test_index_formula_and_padding():
+    actions = ActionEncoding(RulesConfig(num_players=3), max_players=4)
+    assert actions.num_targets == 7 and actions.size == 26 * 7
+    assert actions.encode(Move(SEVEN, TARGET_PILE_OFFSET + 2)) == SEVEN * 7 + 5
+    assert actions.decode(SEVEN * 7 + 5) == Move(SEVEN, TARGET_PILE_OFFSET + 2)
+    with pytest.raises(ValueError, match="absent at a 3-player table"):
+        actions.decode(SEVEN * 7 + 6)
+    with pytest.raises(ValueError, match="out of range"):
+        actions.decode(actions.size)
+    with pytest.raises(ValueError, match="out of range"):
+        actions.decode(-1)
+
+
+DESCRIPTIONS = [
+    (RulesConfig(num_players=3), dict(hands=["7", "2", "3"], piles=["", "", "5 5 5 5 5 5 5 5 5 5 5 7"]),
+     Move(SEVEN, TARGET_PILE_OFFSET + 2), "7 steals player 2's pile of 12 cards"),
+    (RulesConfig(), dict(hands=["7", "2"], table="7"), Move(SEVEN, TARGET_TABLE), "7 captures a 7 from the table"),
+    (preset("take_all"), dict(hands=["7", "2"], table="7 7"), Move(SEVEN, TARGET_TABLE),
+     "7 captures every 7 on the table (2 cards)"),
+    (RulesConfig(), dict(hands=["K", "2"]), Move(K, TARGET_DISCARD), "K goes to the table"),
+    (RulesConfig(), dict(hands=["K", "2"], piles=["K", ""]), Move(K, TARGET_PILE_OFFSET), "K goes on own pile (2 cards)"),
+    (preset("jokers"), dict(hands=["jk", "2"], piles=["", "K"]), Move(JOKER_KIND_OFFSET + K, TARGET_PILE_OFFSET + 1),
+     "joker as K steals player 1's pile of 1 card"),
+    (preset("jokers"), dict(hands=["7", "2"], table="jk"), Move(SEVEN, TARGET_TABLE_JOKER),
+     "7 captures the joker on the table"),
+    (preset("jokers"), dict(hands=["jk", "2"]), Move(JOKER_KIND_OFFSET, TARGET_DISCARD), "joker goes to the table"),
+]
+
+
+@pytest.mark.parametrize("config, arguments, move, text", DESCRIPTIONS, ids=[d[3] for d in DESCRIPTIONS])
+def test_describe(config, arguments, move, text):
+    state = make_state(config, **arguments)
+    actions = ActionEncoding(config)
+    assert actions.describe(state, actions.encode(move)) == text

@@ -1,0 +1,140 @@
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import rouba_env
+from rouba_env.config import PRESET_FIELDS
+
+TABLES = [dict(num_players=n) for n in (2, 3, 4, 8)] + [dict(rules=name) for name in sorted(PRESET_FIELDS)]
+
+
+@pytest.mark.parametrize("kwargs", TABLES, ids=[str(k) for k in TABLES])
+def test_pettingzoo_api_and_seed(kwargs):
+    api_test(rouba_env.env(**kwargs), num_cycles=120)
+    seed_test(lambda: rouba_env.env(**kwargs), num_cycles=60)
+
+
+@pytest.mark.parametrize("name", ["draw_from_deck", "jokers"])
+@pytest.mark.parametrize("num_players", [3, 8])
+def test_variants_with_more_players(name, num_players):
+    api_test(rouba_env.env(rules=name, num_players=num_players), num_cycles=60)
+
+
+def play_random(env, seed):
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        trace.append((agent, reward, obs["observation"].tobytes(), info.get("scores")))
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+    return trace
+
+
+def test_rewards_only_at_the_end_and_scores_in_infos():
+    env = rouba_env.env(num_players=3)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated:
+            break
+        assert reward == 0
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    raw = env.unwrapped
+    points = raw.infos["player_0"]["scores"]
+    best = max(points)
+    for seat, agent in enumerate(raw.possible_agents):
+        expected = (1.0 if points.count(best) == 1 else 0.0) if points[seat] == best else -1.0
+        assert raw._cumulative_rewards[agent] == expected
+
+
+def test_margin_reward():
+    trace = play_random(rouba_env.env(reward="margin"), 4)
+    final = {agent: (reward, scores) for agent, reward, _, scores in trace if scores is not None}
+    reward, points = final["player_0"]
+    assert reward == pytest.approx((points[0] - points[1]) / 52)
+    assert final["player_1"][0] == pytest.approx(-reward)
+
+
+def test_reset_with_seed_reproduces_the_whole_game():
+    assert play_random(rouba_env.env(num_players=4), 11) == play_random(rouba_env.env(num_players=4), 11)
+    assert play_random(rouba_env.env(num_players=4), 11) != play_random(rouba_env.env(num_players=4), 12)
+
+
+def test_observe_works_for_every_agent_with_zero_mask_off_turn():
+    env = rouba_env.env(num_players=3)
+    env.reset(seed=0)
+    for agent in env.possible_agents:
+        obs = env.observe(agent)
+        assert obs["observation"].shape == env.observation_space(agent)["observation"].shape
+        assert obs["action_mask"].any() == (agent == env.agent_selection)
+
+
+def test_illegal_and_out_of_range_actions_raise_clear_errors():
+    env = rouba_env.env()
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(ValueError, match=rf"illegal action {illegal} .* legal actions: \["):
+        env.step(illegal)
+    with pytest.raises(ValueError, match="action 9999 out of range"):
+        env.step(9999)
+    with pytest.raises(ValueError, match="action must be an int"):
+        env.step("3")
+
+
+def test_illegal_action_terminate_mode_penalises_the_offender():
+    env = rouba_env.env(illegal_action="terminate", illegal_reward=-2.0)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    mask = env.observe(offender)["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.unwrapped._cumulative_rewards[offender] == -2.0
+    assert env.infos[offender]["illegal_action"] is True
+
+
+def test_bad_constructor_arguments():
+    with pytest.raises(ValueError, match="unknown reward 'score'"):
+        rouba_env.env(reward="score")
+    with pytest.raises(ValueError, match="unknown render_mode"):
+        rouba_env.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="num_players=9"):
+        rouba_env.env(num_players=9)
+    with pytest.raises(ValueError, match="unknown illegal_action"):
+        rouba_env.env(illegal_action="ignore")
+
+
+def test_render_shows_faces_piles_and_deck(capsys):
+    env = rouba_env.env(render_mode="ansi", num_players=3)
+    env.reset(seed=2)
+    text = env.render()
+    assert "deck: 36 cards" in text
+    assert "table: " in text and "player 2: pile empty" in text
+    assert any(suit in text for suit in "♠♥♦♣")
+    assert "player 0's hand:" in text
+    human = rouba_env.env(render_mode="human")
+    human.reset(seed=2)
+    human.render()
+    assert "table:" in capsys.readouterr().out
+
+
+def test_state_vector_for_centralized_critics():
+    env = rouba_env.env(num_players=3)
+    env.reset(seed=1)
+    state = env.state()
+    assert state.shape == env.unwrapped.state_space.shape and state.dtype == np.float32
+    assert state[-14:].sum() == 52 - 12 - 4, "the deck's ranks are in the full state"
+
+
+def test_import_does_not_pull_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, rouba_env, rouba_env.aec, rouba_env.policy; assert 'torch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,113 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rouba_env.actions import ActionEncoding
+from rouba_env.config import PRESET_FIELDS, RulesConfig, preset
+from rouba_env.engine import EMPTY_PILE, apply_move, is_terminal, legal_moves, new_game
+from rouba_env.observation import ObservationEncoder, observation_layout
+from tests.scenario import RANKS, make_state
+
+
+def test_layout_is_contiguous_and_documented_sizes():
+    for m in range(2, 9):
+        layout = observation_layout(m)
+        stops = [s.stop for s in layout.values()]
+        starts = [s.start for s in layout.values()]
+        assert starts[0] == 0 and starts[1:] == stops[:-1]
+        assert stops[-1] == 62 + 19 * m
+
+
+def test_known_values_from_the_observers_point_of_view():
+    config = RulesConfig(num_players=3)
+    state = make_state(config, hands=["7 7 K", "2", "3 4"], table="7 Q", piles=["", "5 9", "J"], deck="A A", current=1)
+    encoder = ObservationEncoder(config)
+    obs = encoder.encode(state, 1)
+    lay = encoder.layout
+    assert obs[lay["hand"]][RANKS["2"]] == 1 and obs[lay["hand"]].sum() == 1
+    assert obs[lay["table"]][RANKS["7"]] == 1 and obs[lay["table"]][RANKS["Q"]] == 1
+    seen = obs[lay["seen"]]
+    assert seen[RANKS["5"]] == seen[RANKS["9"]] == seen[RANKS["J"]] == seen[RANKS["7"]] == 1 and seen.sum() == 5
+    tops = obs[lay["pile_top"]].reshape(3, 14)
+    assert tops[0, RANKS["9"]] == 1, "own pile first"
+    assert tops[1, RANKS["J"]] == 1, "then the seat to the left"
+    assert tops[2, 13] == 1, "seat 0's pile is empty"
+    assert obs[lay["pile_size"]].tolist() == pytest.approx([2 / 52, 1 / 52, 0.0])
+    assert obs[lay["hand_size"]].tolist() == [1, 2, 3]
+    assert obs[lay["dealer"]].tolist() == [0, 1, 0], "dealer is seat 2, one to the left of seat 1"
+    assert obs[lay["to_act"]].tolist() == [1, 0, 0]
+    assert obs[lay["deck"]][0] == pytest.approx(2 / 52)
+    assert obs[lay["rules"]].tolist() == [0, 1, 0, 0, 0]
+
+
+def test_padding_marks_absent_seats():
+    config = RulesConfig()
+    encoder = ObservationEncoder(config, max_players=4)
+    obs = encoder.encode(new_game(config, np.random.default_rng(0)), 0)
+    lay = encoder.layout
+    assert obs[lay["present"]].tolist() == [1, 1, 0, 0]
+    assert not obs[lay["pile_top"]].reshape(4, 14)[2:].any()
+    assert ActionEncoding(config, 4).size == 26 * 7
+    with pytest.raises(ValueError, match="max_players=1"):
+        ObservationEncoder(config, max_players=1)
+
+
+def shuffle_hidden(state, observer, rng):
+    """A copy where opponents' hands and the deck are redealt among themselves (same sizes)."""
+    hidden_owners = [s for s in range(state.config.num_players) if s != observer]
+    if state.config.draw_from_deck:
+        hidden_owners = []  # the flipped card is face up for everybody
+    pool = [c for s in hidden_owners for c in state.hands[s]] + list(state.deck)
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    other = state.copy()
+    for seat in hidden_owners:
+        size = len(state.hands[seat])
+        other.hands[seat], pool = pool[:size], pool[size:]
+    other.deck = pool
+    return other
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(sorted(PRESET_FIELDS)), num_players=st.integers(2, 8), seed=st.integers(0, 2**31))
+def test_no_hidden_information_leaks(name, num_players, seed):
+    config = preset(name, num_players=num_players)
+    encoder = ObservationEncoder(config, max_players=8)
+    rng = np.random.default_rng(seed)
+    state = new_game(config, rng)
+    changed_somewhere = False
+    while not is_terminal(state):
+        for observer in range(num_players):
+            other = shuffle_hidden(state, observer, rng)
+            changed_somewhere |= other.hands != state.hands or other.deck != state.deck
+            assert np.array_equal(encoder.encode(state, observer), encoder.encode(other, observer))
+        moves = legal_moves(state)
+        state = apply_move(state, moves[rng.integers(len(moves))])
+    assert changed_somewhere, "the test must really permute hidden cards"
+
+
+def test_own_hand_is_visible():
+    config = RulesConfig()
+    a = make_state(config, hands=["7", "2"], table="K")
+    b = make_state(config, hands=["8", "2"], table="K")
+    encoder = ObservationEncoder(config)
+    assert not np.array_equal(encoder.encode(a, 0), encoder.encode(b, 0))
+    assert np.array_equal(encoder.encode(a, 1), encoder.encode(b, 1))
+
+
+def test_draw_from_deck_shows_the_flipped_card_to_everyone():
+    config = preset("draw_from_deck")
+    state = new_game(config, np.random.default_rng(1))
+    encoder = ObservationEncoder(config)
+    flipped_rank = state.hands[state.current][0] // 4
+    for seat in range(2):
+        assert encoder.encode(state, seat)[encoder.layout["flipped"]][flipped_rank] == 1
+
+
+def test_joker_pile_shows_its_named_rank():
+    config = preset("jokers")
+    state = make_state(config, hands=["2", "3"], piles=["", "A jk"], tops=[EMPTY_PILE, RANKS["5"]])
+    encoder = ObservationEncoder(config)
+    tops = encoder.encode(state, 0)[encoder.layout["pile_top"]].reshape(2, 14)
+    assert tops[1, RANKS["5"]] == 1
+    assert encoder.encode(state, 0)[encoder.layout["seen"]][13] == 1, "the joker counts as a seen joker"
