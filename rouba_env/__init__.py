@@ -10,6 +10,9 @@ from rouba_env.actions import ActionEncoding
 from rouba_env.config import PRESET_FIELDS, RulesConfig, make_rules, preset
 from rouba_env.engine import GameState, Move, apply_move, legal_moves, new_game, scores, start_game, winners
 from rouba_env.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.gym_env import ENV_ID, SingleAgentEnv, register as _register_gymnasium
+
+_register_gymnasium()
 
 
 def env(**kwargs):
@@ -34,6 +37,7 @@ __all__ = [
     "ObservationEncoder",
     "PRESET_FIELDS",
     "RulesConfig",
+    "SingleAgentEnv",
     "apply_move",
     "env",
     "legal_moves",

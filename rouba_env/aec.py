@@ -76,14 +76,14 @@ class raw_env(AECEnv):
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32),
+                    "observation": spaces.Box(0.0, float(self.rules.total_cards), (self.encoder.size,), np.float32),
                     "action_mask": spaces.Box(0, 1, (self.actions.size,), np.int8),
                 }
             )
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(self.actions.size) for agent in self.possible_agents}
-        self.state_space = spaces.Box(0.0, np.inf, (self.encoder.state_size,), np.float32)
+        self.state_space = spaces.Box(0.0, float(self.rules.total_cards), (self.encoder.state_size,), np.float32)
         self._rng = np.random.default_rng()
         self.game: engine.GameState | None = None
 

@@ -1,0 +1,216 @@
+"""Gymnasium single-agent environment: one learner seat, the other seats played by policies.
+
+The learner's observation is the same vector as in the AEC environment (or a
+``Dict`` with the mask, ``dict_observation=True``); the mask is also in
+``info["action_mask"]`` and `SingleAgentEnv.action_masks` (what sb3-contrib's
+MaskablePPO reads). Opponents' turns are played inside `reset` and `step`, and
+the reward is always the learner's own final reward.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from rouba_env import engine
+from rouba_env.actions import ActionEncoding
+from rouba_env.aec import ILLEGAL_ACTION_MODES, reward_function
+from rouba_env.config import RulesConfig, make_rules
+from rouba_env.observation import ObservationEncoder
+from rouba_env.policy import Policy, make_policy
+from rouba_env.render import render_text
+
+OpponentSpec = "str | Policy"
+OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(N)`` whose ``sample()`` without a mask draws a legal action of the current state."""
+
+    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray | None], seed=None):
+        super().__init__(n, seed=seed)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask=None, probability=None):
+        if mask is None and probability is None:
+            current = self._legal_mask()
+            if current is not None and current.any():
+                mask = current
+        return super().sample(mask=mask, probability=probability)
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """Rouba-monte for one learner against policies in the other seats.
+
+    Args:
+        opponents: one player (spec string such as ``"heuristic"`` or a
+            `Policy`) for every other seat, a single one used for all of
+            them, or a sampler ``f(rng) -> players`` that draws a new line-up
+            every episode (training against a pool).
+        seat: the learner's seat, or ``"random"`` (drawn every episode).
+        rules: a `RulesConfig`, a preset name, or None; ``**rule_fields`` override it.
+        reward: ``"outcome"`` or ``"margin"`` (see `rouba_env.aec.raw_env`).
+        max_players: pad observation and action spaces to this many seats.
+        dict_observation: observations as ``Dict(observation, action_mask)``.
+        illegal_action: ``"raise"`` (ValueError) or ``"terminate"`` (the episode
+            ends with ``illegal_reward``).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        opponents: "Sequence[str | Policy] | str | Policy | OpponentSampler" = "random",
+        seat: "int | str" = "random",
+        rules: RulesConfig | str | None = None,
+        reward: str = "outcome",
+        max_players: int | None = None,
+        dict_observation: bool = False,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **rule_fields,
+    ):
+        self.rules = make_rules(rules, **rule_fields)
+        n = self.rules.num_players
+        self._reward_fn = reward_function(reward)
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise ValueError(f"seat must be 'random' or an int in 0..{n - 1}, got {seat!r}")
+        self.seat_choice = seat
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {ILLEGAL_ACTION_MODES}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.max_players = max_players
+        self.actions = ActionEncoding(self.rules, max_players)
+        self.encoder = ObservationEncoder(self.rules, max_players)
+        if callable(opponents) and not isinstance(opponents, Policy):
+            self._sampler: OpponentSampler | None = opponents
+            self._fixed_opponents = None
+        else:
+            self._sampler = None
+            self._fixed_opponents = self._make_lineup(opponents)
+        vector = spaces.Box(0.0, float(self.rules.total_cards), (self.encoder.size,), np.float32)
+        self.dict_observation = bool(dict_observation)
+        if self.dict_observation:
+            self.observation_space = spaces.Dict(
+                {"observation": vector, "action_mask": spaces.Box(0, 1, (self.actions.size,), np.int8)}
+            )
+        else:
+            self.observation_space = vector
+        self.action_space = LegalDiscrete(self.actions.size, self._current_mask)
+        self.game: engine.GameState | None = None
+        self.learner = 0
+        self.opponents: list[Policy] = []
+
+    def _make_lineup(self, players) -> list[Policy]:
+        """One policy per other seat, in seat order after the learner."""
+        others = self.rules.num_players - 1
+        if isinstance(players, (str, Policy)):
+            players = [players] * others
+        players = list(players)
+        if len(players) == 1 and others > 1:
+            players = players * others
+        if len(players) != others:
+            raise ValueError(
+                f"{len(players)} opponents given for {others} other seat(s) at a {self.rules.num_players}-player table"
+            )
+        return [make_policy(p, self.rules, self.max_players) for p in players]
+
+    def _current_mask(self) -> np.ndarray | None:
+        if self.game is None or engine.is_terminal(self.game):
+            return None
+        return self.actions.mask(self.game, self.learner)
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (sb3-contrib's convention)."""
+        if self.game is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self.actions.mask(self.game, self.learner).astype(bool)
+
+    def _observation(self):
+        vector = self.encoder.encode(self.game, self.learner)
+        if self.dict_observation:
+            return {"observation": vector, "action_mask": self.actions.mask(self.game, self.learner)}
+        return vector
+
+    def _info(self) -> dict:
+        info = {"action_mask": self.actions.mask(self.game, self.learner), "seat": self.learner}
+        if engine.is_terminal(self.game):
+            info["scores"] = engine.scores(self.game)
+        return info
+
+    def _play_opponents(self) -> None:
+        """Let the other seats play until it is the learner's turn or the game is over."""
+        while not engine.is_terminal(self.game) and self.game.current != self.learner:
+            seat = self.game.current
+            policy = self.opponents[(seat - self.learner - 1) % self.rules.num_players]
+            obs = self.encoder.encode(self.game, seat)
+            mask = self.actions.mask(self.game, seat)
+            action = policy.act(obs, mask, self.np_random)
+            if not mask[action]:
+                raise ValueError(f"opponent {policy!r} in seat {seat} chose illegal action {action}")
+            self.game = engine.apply_move(self.game, self.actions.decode(action))
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.rules.num_players
+        self.learner = int(rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
+        if self._sampler is not None:
+            self.opponents = self._make_lineup(self._sampler(rng))
+        else:
+            self.opponents = self._fixed_opponents
+        self.game = engine.new_game(self.rules, rng)
+        self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if engine.is_terminal(self.game):
+            raise RuntimeError("the episode is over; call reset()")
+        move = self.actions.decode(action)
+        if not engine.is_legal(self.game, move):
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"illegal action {int(action)} ({move}) for the learner in seat {self.learner}; "
+                    f"legal actions: {self.actions.legal_actions(self.game)}"
+                )
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(), self.illegal_reward, True, False, info
+        self.game = engine.apply_move(self.game, move)
+        self._play_opponents()
+        terminated = engine.is_terminal(self.game)
+        reward = float(self._reward_fn(self.game)[self.learner]) if terminated else 0.0
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, False, self._info()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_text(self.game, viewer=self.learner)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+
+ENV_ID = "RoubaMonte-v0"
+
+
+def register() -> None:
+    """Register `ENV_ID` with gymnasium (done on ``import rouba_env``)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="rouba_env.gym_env:SingleAgentEnv")

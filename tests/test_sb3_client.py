@@ -1,0 +1,27 @@
+"""A real client: sb3-contrib's MaskablePPO trains on RoubaMonte-v0."""
+
+import numpy as np
+import pytest
+
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+
+def test_maskable_ppo_runs_a_few_thousand_steps():
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    import rouba_env  # noqa: F401  (registers RoubaMonte-v0)
+
+    env = gymnasium.make("RoubaMonte-v0", opponents="random", seat="random")
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=2, seed=0, verbose=0, device="cpu")
+    model.learn(total_timesteps=2048)
+    assert model.num_timesteps >= 2048
+    obs, info = env.reset(seed=1)
+    for _ in range(30):
+        mask = env.unwrapped.action_masks()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert mask[int(action)], "the trained model only picks legal actions when masked"
+        obs, reward, terminated, truncated, info = env.step(int(action))
+        if terminated:
+            assert reward in (-1.0, 0.0, 1.0)
+            obs, info = env.reset()
