@@ -127,3 +127,14 @@ def describe_move(state: GameState, move: Move, mover: int | None = None) -> str
     return f"{card} steals player {seat}'s pile of {size} card{'s' * (size != 1)}"
 
 
+
+
+def action_repadding_index(num_players: int, from_players: int, to_players: int) -> np.ndarray:
+    """For each action index of a ``to_players``-padded space, the same move's index in a ``from_players`` one (-1: none)."""
+    from_targets, to_targets = TARGET_PILE_OFFSET + from_players, TARGET_PILE_OFFSET + to_players
+    index = np.full(NUM_KINDS * to_targets, -1, dtype=np.int64)
+    usable_targets = TARGET_PILE_OFFSET + min(num_players, from_players, to_players)
+    for kind in range(NUM_KINDS):
+        for target in range(usable_targets):
+            index[kind * to_targets + target] = kind * from_targets + target
+    return index

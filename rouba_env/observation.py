@@ -130,3 +130,27 @@ class ObservationEncoder:
     @property
     def state_size(self) -> int:
         return self.size + (self.max_players + 1) * NUM_RANK_SLOTS
+
+
+SEAT_BLOCKS = {"pile_top": PILE_TOP_SLOTS, "pile_size": 1, "hand_size": 1, "present": 1, "dealer": 1, "to_act": 1}
+"""Blocks that hold one entry (of the given width) per seat, and so change with the padding."""
+
+
+def repadding_index(from_players: int, to_players: int) -> np.ndarray:
+    """For each index of a ``to_players``-padded observation, its index in a ``from_players`` one (-1: zero).
+
+    Lets a network trained with one padding read observations of another:
+    ``repadded = np.where(index >= 0, obs[..., index], 0)``.
+    """
+    source, target = observation_layout(from_players), observation_layout(to_players)
+    index = np.full(target["rules"].stop, -1, dtype=np.int64)
+    for name, block in target.items():
+        width = SEAT_BLOCKS.get(name)
+        if width is None:
+            index[block] = np.arange(source[name].start, source[name].stop)
+            continue
+        for seat in range(min(from_players, to_players)):
+            start = block.start + seat * width
+            index[start : start + width] = np.arange(source[name].start + seat * width,
+                                                     source[name].start + (seat + 1) * width)
+    return index

@@ -1,0 +1,481 @@
+"""Matches between players given as specs, with duplicate deals and confidence intervals.
+
+Every deal (a deal seed for `engine.start_game`) is played once per seating:
+the players of a lineup sit in every rotation (for two players: both
+seatings), so each player gets every seat with the same cards and the luck of
+the deal cancels out. Games run on the reference engine; players see only
+their observation and action mask (`rouba_env.policy`).
+
+Lineups:
+
+* as many specs as seats: one lineup;
+* fewer specs than seats: the specs are cycled to fill the seats (``a b`` at
+  four seats plays ``a b a b``); repeated specs become distinct players
+  labelled ``a``, ``a#2``, ...;
+* more specs than seats (a pool): every combination of ``num_players`` of
+  them is a lineup (a round robin), all over the same deals.
+
+Results per player: games, win rate with a Wilson 95% interval, mean score and
+mean margin (own score minus the mean of the other seats) with normal 95%
+intervals, and a per-seat breakdown. Wins: a sole top score counts 1; a k-way
+tie for the top score counts 1/k to each tied player (a two-way tie: 0.5).
+With three or more seats, or a pool, an openskill Plackett-Luce rating table
+(mu, sigma, ordinal = mu - 3 sigma) is added, updated game by game in a fixed
+order. Same seed, same results, whatever the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import math
+import multiprocessing
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from rouba_env import engine
+from rouba_env.actions import ActionEncoding
+from rouba_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
+from rouba_env.observation import ObservationEncoder
+from rouba_env.policy import Policy, make_policy
+
+Z_95 = 1.959963984540054
+"""Two-sided 95% quantile of the standard normal."""
+DEAL_SEED_BITS = 63
+CHUNKS_PER_WORKER = 8
+"""Deals are split in about this many chunks per worker (load balance vs. overhead)."""
+_RECORD_KEY_POLICY = 1
+"""spawn_key tag of a game's policy randomness (tag 0: the deal seed)."""
+
+
+# ---------------------------------------------------------------------------
+# Statistics
+# ---------------------------------------------------------------------------
+
+
+def wilson_interval(wins: float, games: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval of a win rate (``wins`` may be fractional: ties count 1/k)."""
+    if games <= 0:
+        raise ValueError(f"games must be positive for a Wilson interval, got {games}")
+    if not 0 <= wins <= games:
+        raise ValueError(f"wins={wins} must lie between 0 and games={games}")
+    p = wins / games
+    z2 = z * z
+    denominator = 1.0 + z2 / games
+    center = (p + z2 / (2 * games)) / denominator
+    half = z * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games)) / denominator
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def mean_interval(values: Sequence[float], z: float = Z_95) -> tuple[float, float | None, float | None]:
+    """(mean, low, high): normal-approximation 95% interval of the mean; no bounds for fewer than 2 values."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        raise ValueError("no values to average")
+    mean = float(data.mean())
+    if data.size < 2:
+        return mean, None, None
+    half = z * float(data.std(ddof=1)) / math.sqrt(data.size)
+    return mean, mean - half, mean + half
+
+
+def win_shares(scores: Sequence[int]) -> list[float]:
+    """Win share per seat: 1 to a sole top score, 1/k to each of k seats tied for the top, else 0."""
+    best = max(scores)
+    top = [seat for seat, points in enumerate(scores) if points == best]
+    return [1.0 / len(top) if seat in top else 0.0 for seat in range(len(scores))]
+
+
+def margins(scores: Sequence[int]) -> list[float]:
+    """Own score minus the mean of the other seats' scores, per seat."""
+    total, others = sum(scores), len(scores) - 1
+    return [points - (total - points) / others for points in scores]
+
+
+# ---------------------------------------------------------------------------
+# Lineups, seatings and seeds
+# ---------------------------------------------------------------------------
+
+
+def build_lineups(specs: Sequence[str], num_players: int) -> tuple[list[str], list[str], list[tuple[int, ...]]]:
+    """(labels, specs per player, lineups) for player specs at a table of ``num_players``.
+
+    A lineup lists player indices in seating order before rotation. See the
+    module docstring for cycling (fewer specs than seats) and pools (more).
+    """
+    if isinstance(specs, str) or not specs:
+        raise ValueError(f"players must be a non-empty list of specs, got {specs!r}")
+    if len(specs) < num_players:
+        player_specs = [specs[i % len(specs)] for i in range(num_players)]
+    else:
+        player_specs = list(specs)
+    labels, seen = [], {}
+    for spec in player_specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    if len(player_specs) == num_players:
+        lineups = [tuple(range(num_players))]
+    else:
+        lineups = list(itertools.combinations(range(len(player_specs)), num_players))
+    return labels, player_specs, lineups
+
+
+def seating(lineup: Sequence[int], rotation: int) -> tuple[int, ...]:
+    """Player index at each seat: the lineup's i-th player sits at seat ``(i + rotation) % n``."""
+    n = len(lineup)
+    return tuple(lineup[(seat - rotation) % n] for seat in range(n))
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The deal seed of deal number ``deal``: a pure function of (seed, deal)."""
+    words = np.random.SeedSequence(seed, spawn_key=(deal, 0)).generate_state(2, np.uint32)
+    return (int(words[0]) << 32 | int(words[1])) >> (64 - DEAL_SEED_BITS)
+
+
+def game_rng(seed: int, deal: int, lineup: int, rotation: int) -> np.random.Generator:
+    """The players' randomness in one game: independent of chunking and workers."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(deal, _RECORD_KEY_POLICY, lineup, rotation)))
+
+
+# ---------------------------------------------------------------------------
+# Playing
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game: which player sat where and the scores per seat."""
+
+    deal: int
+    lineup: int
+    rotation: int
+    deal_seed: int
+    seats: tuple[int, ...]
+    """Player index at each seat."""
+    scores: tuple[int, ...]
+    """Cards in each seat's pile at the end."""
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return self.deal, self.lineup, self.rotation
+
+
+def play_game(
+    config: RulesConfig,
+    policies: Sequence[Policy],
+    deal_seed_value: int,
+    rng: np.random.Generator,
+    encoder: ObservationEncoder | None = None,
+    encoding: ActionEncoding | None = None,
+) -> list[int]:
+    """Play one game on the reference engine with ``policies[seat]`` at each seat; the final scores.
+
+    The engine rejects illegal moves (`engine.apply_move` raises ValueError).
+    """
+    if len(policies) != config.num_players:
+        raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
+    encoder = encoder or ObservationEncoder(config)
+    encoding = encoding or ActionEncoding(config)
+    state = engine.start_game(config, deal_seed_value)
+    while not engine.is_terminal(state):
+        seat = state.current
+        obs = encoder.encode(state, seat)
+        mask = encoding.mask(state)
+        action = policies[seat].act(obs, mask, rng)
+        state = engine.apply_move(state, encoding.decode(int(action)))
+    return engine.scores(state)
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """Work for one process call: some deals, every lineup and rotation of each."""
+
+    rules: dict
+    player_specs: tuple[str, ...]
+    lineups: tuple[tuple[int, ...], ...]
+    seed: int
+    deals: tuple[int, ...]
+
+
+_POLICY_CACHE: dict[tuple, list[Policy]] = {}
+
+
+def _policies_for(config: RulesConfig, player_specs: Sequence[str]) -> list[Policy]:
+    """One policy per player, built once per process and reused (policies keep no game state)."""
+    key = (config, tuple(player_specs))
+    if key not in _POLICY_CACHE:
+        _POLICY_CACHE[key] = [make_policy(spec, config) for spec in player_specs]
+    return _POLICY_CACHE[key]
+
+
+def _play_chunk(chunk: _Chunk) -> list[GameRecord]:
+    """Top-level (spawn-safe) worker: play every game of a chunk."""
+    config = RulesConfig.from_dict(chunk.rules)
+    players = _policies_for(config, chunk.player_specs)
+    encoder, encoding = ObservationEncoder(config), ActionEncoding(config)
+    records = []
+    for deal in chunk.deals:
+        seed_value = deal_seed(chunk.seed, deal)
+        for lineup_index, lineup in enumerate(chunk.lineups):
+            for rotation in range(config.num_players):
+                seats = seating(lineup, rotation)
+                rng = game_rng(chunk.seed, deal, lineup_index, rotation)
+                points = play_game(config, [players[p] for p in seats], seed_value, rng, encoder, encoding)
+                records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points)))
+    return records
+
+
+def _chunks(deals: int, workers: int) -> list[tuple[int, ...]]:
+    size = max(1, math.ceil(deals / (workers * CHUNKS_PER_WORKER))) if workers > 1 else max(1, min(deals, 16))
+    return [tuple(range(start, min(deals, start + size))) for start in range(0, deals, size)]
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class PlayerStats:
+    """Aggregate results of one player."""
+
+    label: str
+    spec: str
+    games: int
+    wins: float
+    win_rate: float
+    win_low: float
+    win_high: float
+    mean_score: float
+    score_low: float | None
+    score_high: float | None
+    mean_margin: float
+    margin_low: float | None
+    margin_high: float | None
+    per_seat: dict[int, dict] = field(default_factory=dict)
+    """Seat -> {games, wins, win_rate, mean_score, mean_margin}."""
+
+
+def player_stats(label: str, spec: str, player: int, records: Sequence[GameRecord]) -> PlayerStats:
+    """Statistics of ``player`` over the games it played among ``records``."""
+    shares, points, margin_values, seat_rows = [], [], [], {}
+    for record in records:
+        if player not in record.seats:
+            continue
+        seat = record.seats.index(player)
+        share = win_shares(record.scores)[seat]
+        margin = margins(record.scores)[seat]
+        shares.append(share)
+        points.append(record.scores[seat])
+        margin_values.append(margin)
+        seat_rows.setdefault(seat, []).append((share, record.scores[seat], margin))
+    if not shares:
+        raise ValueError(f"player {label!r} played no games")
+    games, wins = len(shares), float(sum(shares))
+    low, high = wilson_interval(wins, games)
+    score = mean_interval(points)
+    margin = mean_interval(margin_values)
+    per_seat = {}
+    for seat in sorted(seat_rows):
+        rows = np.array(seat_rows[seat], dtype=np.float64)
+        per_seat[seat] = {
+            "games": int(rows.shape[0]),
+            "wins": float(rows[:, 0].sum()),
+            "win_rate": float(rows[:, 0].mean()),
+            "mean_score": float(rows[:, 1].mean()),
+            "mean_margin": float(rows[:, 2].mean()),
+        }
+    return PlayerStats(label, spec, games, wins, wins / games, low, high, *score, *margin, per_seat)
+
+
+def rating_table(labels: Sequence[str], records: Sequence[GameRecord]) -> list[dict]:
+    """Openskill Plackett-Luce ratings from every game in record order, best ordinal first.
+
+    A game's ranks follow its scores (equal scores share a rank).
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=label) for label in labels]
+    for record in records:
+        teams = [[ratings[player]] for player in record.seats]
+        distinct = sorted(set(record.scores), reverse=True)
+        ranks = [distinct.index(points) + 1 for points in record.scores]
+        updated = model.rate(teams, ranks=ranks)
+        for player, team in zip(record.seats, updated):
+            ratings[player] = team[0]
+    table = [
+        {"player": label, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())}
+        for label, r in zip(labels, ratings)
+    ]
+    return sorted(table, key=lambda row: -row["ordinal"])
+
+
+@dataclass
+class EvaluationResult:
+    """Everything an evaluation produced; `to_dict` is JSON-ready."""
+
+    rules: RulesConfig
+    labels: list[str]
+    player_specs: list[str]
+    lineups: list[tuple[int, ...]]
+    seed: int
+    deals: int
+    records: list[GameRecord]
+    players: list[PlayerStats]
+    ratings: list[dict] | None
+    lineup_results: list[dict] | None = None
+    """For a pool: per lineup, each member's win rate and mean margin in that lineup's games."""
+
+    @property
+    def games(self) -> int:
+        return len(self.records)
+
+    def to_dict(self) -> dict:
+        return {
+            "rules": self.rules.to_dict(),
+            "num_players": self.rules.num_players,
+            "players": self.labels,
+            "player_specs": self.player_specs,
+            "lineups": [[self.labels[p] for p in lineup] for lineup in self.lineups],
+            "seed": self.seed,
+            "deals": self.deals,
+            "games": self.games,
+            "tie_rule": "a k-way tie for the top score counts 1/k win to each tied player",
+            "intervals": "win rate: Wilson 95%; mean score and margin: normal approximation 95%",
+            "results": [vars(stats) | {"per_seat": {str(k): v for k, v in stats.per_seat.items()}}
+                        for stats in self.players],
+            "ratings": self.ratings,
+            "lineup_results": self.lineup_results,
+            "game_records": [[r.deal, r.lineup, r.rotation, list(r.seats), list(r.scores)] for r in self.records],
+        }
+
+    def format_table(self) -> str:
+        """A plain-text table of the results (and ratings when present)."""
+        width = max(len("player"), *(len(label) for label in self.labels))
+
+        def interval(low, high, digits=1, scale=1.0):
+            if low is None:
+                return "n/a"
+            return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
+
+        lines = [
+            f"{self.games} games ({self.deals} deals x every seating), {self.rules.num_players} players, seed {self.seed}",
+            f"{'player':<{width}}  {'games':>6}  {'win %':>6}  {'95% CI':>14}  {'score':>6}  {'95% CI':>14}  "
+            f"{'margin':>7}  {'95% CI':>14}  per-seat win %",
+        ]
+        for s in self.players:
+            seats = " ".join(f"s{seat}:{row['win_rate'] * 100:.1f}" for seat, row in s.per_seat.items())
+            lines.append(
+                f"{s.label:<{width}}  {s.games:>6}  {s.win_rate * 100:>6.1f}  {interval(s.win_low, s.win_high, 1, 100):>14}"
+                f"  {s.mean_score:>6.2f}  {interval(s.score_low, s.score_high, 2):>14}"
+                f"  {s.mean_margin:>+7.2f}  {interval(s.margin_low, s.margin_high, 2):>14}  {seats}"
+            )
+        if self.lineup_results:
+            lines.append("")
+            lines.append("per lineup (win %, mean margin):")
+            for row in self.lineup_results:
+                members = ", ".join(f"{m['player']} {m['win_rate'] * 100:.1f}% {m['mean_margin']:+.2f}"
+                                    for m in row["members"])
+                lines.append(f"  {members}  ({row['games']} games)")
+        if self.ratings:
+            lines.append("")
+            lines.append(f"{'rating (openskill PlackettLuce)':<{width + 20}}  {'mu':>7}  {'sigma':>6}  {'ordinal':>7}")
+            for row in self.ratings:
+                lines.append(f"{row['player']:<{width + 20}}  {row['mu']:>7.2f}  {row['sigma']:>6.2f}  {row['ordinal']:>7.2f}")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+
+def evaluate(
+    players: Sequence[str],
+    rules: RulesConfig | str | dict | None = None,
+    games: int = 200,
+    num_players: int | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> EvaluationResult:
+    """Play duplicate-deal matches between player specs and aggregate the results.
+
+    Args:
+        players: player specs (``random``, ``heuristic``, ``expert:samples=32``, ...).
+        rules: a `RulesConfig`, preset name, dict or None (standard); its
+            ``num_players`` is replaced by ``num_players`` when given.
+        games: games wanted; rounded up to whole deals (one deal = every
+            lineup in every rotation), so the result may hold a few more.
+        num_players: seats per game (default: the rules' own when given as a config
+            or a dict with ``num_players``, else the number of specs within 2..8).
+        seed: makes deals and the players' randomness reproducible.
+        workers: processes (spawn); 1 plays in this process. Same results either way.
+        progress: called with the number of games just finished.
+    """
+    if isinstance(players, str):
+        players = [players]
+    players = list(players)
+    rules_fix_seats = isinstance(rules, RulesConfig) or (isinstance(rules, dict) and "num_players" in rules)
+    if num_players is None and not rules_fix_seats:
+        num_players = min(max(MIN_PLAYERS, len(players)), MAX_PLAYERS)
+    config = make_rules(rules) if num_players is None else make_rules(rules, num_players=num_players)
+    for name, value, minimum in (("games", games, 1), ("workers", workers, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    labels, player_specs, lineups = build_lineups(players, config.num_players)
+    for spec in dict.fromkeys(player_specs):  # fail early, in this process, on a bad spec
+        make_policy(spec, config)
+    games_per_deal = len(lineups) * config.num_players
+    deals = math.ceil(games / games_per_deal)
+    chunks = [
+        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals)
+        for chunk_deals in _chunks(deals, workers)
+    ]
+    records: list[GameRecord] = []
+    if workers == 1:
+        for chunk in chunks:
+            done = _play_chunk(chunk)
+            records.extend(done)
+            if progress:
+                progress(len(done))
+    else:
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for done in concurrent.futures.as_completed([pool.submit(_play_chunk, c) for c in chunks]):
+                result = done.result()
+                records.extend(result)
+                if progress:
+                    progress(len(result))
+    records.sort(key=lambda record: record.key)
+    return summarize(config, labels, player_specs, lineups, seed, deals, records)
+
+
+def summarize(
+    config: RulesConfig,
+    labels: list[str],
+    player_specs: list[str],
+    lineups: list[tuple[int, ...]],
+    seed: int,
+    deals: int,
+    records: list[GameRecord],
+) -> EvaluationResult:
+    """Statistics, per-lineup results and (3+ seats or a pool) ratings from game records."""
+    stats = [player_stats(label, spec, i, records) for i, (label, spec) in enumerate(zip(labels, player_specs))]
+    is_pool = len(lineups) > 1
+    ratings = rating_table(labels, records) if config.num_players >= 3 or is_pool else None
+    lineup_results = None
+    if is_pool:
+        lineup_results = []
+        for index, lineup in enumerate(lineups):
+            subset = [r for r in records if r.lineup == index]
+            members = []
+            for player in lineup:
+                s = player_stats(labels[player], player_specs[player], player, subset)
+                members.append({"player": s.label, "win_rate": s.win_rate, "win_low": s.win_low,
+                                "win_high": s.win_high, "mean_margin": s.mean_margin})
+            lineup_results.append({"games": len(subset), "members": members})
+    return EvaluationResult(config, labels, player_specs, lineups, seed, deals, records, stats, ratings, lineup_results)

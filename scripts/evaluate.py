@@ -1,0 +1,111 @@
+#!/usr/bin/env python
+"""Evaluate players against each other with duplicate deals; print a table and write JSON.
+
+Example::
+
+    python scripts/evaluate.py --players heuristic random --games 2000 --num-players 2 --workers 2
+
+Players are specs (``random``, ``greedy``, ``heuristic``, ``expert:samples=32``,
+``checkpoint:PATH``). With fewer specs than ``--num-players`` the specs are
+cycled to fill the seats (``a b`` at 4 seats plays ``a b a b``; repeats are
+labelled ``a#2``); with more specs than seats every combination of
+``--num-players`` specs plays (a pool, with a rating table). See
+`rouba_env.evaluation` for the statistics. A bad spec or option prints one
+error line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+EXIT_USAGE = 2
+DEFAULT_GAMES = 200
+DEFAULT_OUTPUT_DIR = Path("runs") / "eval"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from rouba_env.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", nargs="+", required=True, metavar="SPEC", help="player specs")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
+                        help=f"games to play, rounded up to whole duplicate deals (default {DEFAULT_GAMES})")
+    parser.add_argument("--num-players", type=int, default=None, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
+                        metavar="N", help="seats per game, 2..8 (default: number of specs, within 2..8)")
+    parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
+    parser.add_argument("--seed", type=int, default=0, help="seed of deals and players' randomness (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--json", type=Path, default=None,
+                        help=f"output JSON path (default {DEFAULT_OUTPUT_DIR}/<players>_<N>p_<rules>_seed<S>.json)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if args.seed < 0:
+        parser.error("--seed must be 0 or more")
+    return args
+
+
+def default_json_path(players: list[str], num_players: int, rules: str, seed: int) -> Path:
+    """``runs/eval/<players>_<N>p_<rules>_seed<S>.json`` with the specs made file-name safe."""
+    label = "_vs_".join(re.sub(r"[^A-Za-z0-9.=-]+", "-", spec) for spec in players)[:120]
+    return DEFAULT_OUTPUT_DIR / f"{label}_{num_players}p_{rules}_seed{seed}.json"
+
+
+def write_json_atomically(path: Path, data: dict) -> None:
+    """Write to a temp file in the same folder, then `os.replace` it over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as stream:
+            json.dump(data, stream, indent=1)
+            stream.write("\n")
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from tqdm import tqdm
+
+    from rouba_env.config import MAX_PLAYERS, MIN_PLAYERS, make_rules
+    from rouba_env.evaluation import build_lineups, evaluate
+    from rouba_env.policy import make_policy
+
+    num_players = args.num_players or min(max(MIN_PLAYERS, len(args.players)), MAX_PLAYERS)
+    try:
+        config = make_rules(args.rules, num_players=num_players)
+        _, player_specs, lineups = build_lineups(args.players, num_players)
+        for spec in dict.fromkeys(player_specs):
+            make_policy(spec, config)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    games_per_deal = len(lineups) * num_players
+    total = -(-args.games // games_per_deal) * games_per_deal
+    bar = tqdm(total=total, unit="game", desc="games", disable=args.no_progress, file=sys.stderr)
+    with bar:
+        result = evaluate(args.players, rules=config, games=args.games, seed=args.seed,
+                          workers=args.workers, progress=bar.update)
+    print(result.format_table())
+    path = args.json or default_json_path(args.players, num_players, args.rules, args.seed)
+    data = result.to_dict()
+    data["command"] = " ".join(["python", "scripts/evaluate.py", *(sys.argv[1:] if argv is None else argv)])
+    write_json_atomically(path, data)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""PPO's pieces as small, separately tested functions.
+
+`MaskedCategorical` follows sb3-contrib's approach: illegal actions get a
+large negative logit (so they are never sampled and get no probability), and
+the entropy is summed over legal actions only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from rouba_env.checkpoint import masked_logits
+
+
+class MaskedCategorical:
+    """Categorical distribution over the legal actions of each row."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
+        self.mask = mask.bool()
+        if not bool(self.mask.any(dim=-1).all()):
+            raise ValueError("every row of the action mask needs at least one legal action")
+        self.logits = masked_logits(logits, self.mask)
+        self.log_probs = torch.log_softmax(self.logits, dim=-1)
+        self.probs = self.log_probs.exp()
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        """Entropy over legal actions (masked terms are exactly zero, not 0 * -1e8)."""
+        terms = torch.where(self.mask, self.probs * self.log_probs, torch.zeros_like(self.probs))
+        return -terms.sum(dim=-1)
+
+
+def gae(values: np.ndarray, recorded: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
+        gamma: float, gae_lambda: float) -> np.ndarray:
+    """Generalized advantage estimates for learner turns interleaved with other seats' turns.
+
+    Arrays are ``[T, B]`` over engine steps ``t`` and games ``b``. ``recorded``
+    marks the steps where the learner acted (``values`` holds its value
+    estimate there); ``dones`` marks the step on which a game ended and
+    ``rewards`` the learner's final reward then (whoever made the last move).
+    A learner turn's successor is the learner's next recorded turn in the same
+    game; the last turn of a game bootstraps from 0 and collects the reward.
+    Every recorded game must end inside the window (the collector ensures it).
+    Returns advantages ``[T, B]`` (0 where nothing was recorded).
+    """
+    steps, batch = values.shape
+    advantages = np.zeros((steps, batch), dtype=np.float32)
+    next_value = np.zeros(batch, dtype=np.float64)
+    next_advantage = np.zeros(batch, dtype=np.float64)
+    pending_reward = np.zeros(batch, dtype=np.float64)
+    for t in range(steps - 1, -1, -1):
+        ended = dones[t]
+        next_value[ended] = 0.0
+        next_advantage[ended] = 0.0
+        pending_reward[ended] = rewards[t][ended]
+        acted = recorded[t]
+        delta = pending_reward + gamma * next_value - values[t]
+        advantage = delta + gamma * gae_lambda * next_advantage
+        advantages[t] = np.where(acted, advantage, 0.0)
+        next_value = np.where(acted, values[t], next_value)
+        next_advantage = np.where(acted, advantage, next_advantage)
+        pending_reward = np.where(acted, 0.0, pending_reward)
+    return advantages
+
+
+@dataclass
+class LossParts:
+    total: torch.Tensor
+    policy: torch.Tensor
+    value: torch.Tensor
+    entropy: torch.Tensor
+    approx_kl: torch.Tensor
+    clip_fraction: torch.Tensor
+
+
+def ppo_loss(new_log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages: torch.Tensor,
+             new_value: torch.Tensor, returns: torch.Tensor, entropy: torch.Tensor,
+             clip_coef: float, vf_coef: float, ent_coef: float) -> LossParts:
+    """The clipped PPO objective (to minimise), with a squared-error value loss and an entropy bonus."""
+    log_ratio = new_log_prob - old_log_prob
+    ratio = log_ratio.exp()
+    unclipped = -advantages * ratio
+    clipped = -advantages * ratio.clamp(1.0 - clip_coef, 1.0 + clip_coef)
+    policy_loss = torch.max(unclipped, clipped).mean()
+    value_loss = 0.5 * ((new_value - returns) ** 2).mean()
+    entropy_mean = entropy.mean()
+    with torch.no_grad():
+        approx_kl = ((ratio - 1.0) - log_ratio).mean()
+        clip_fraction = ((ratio - 1.0).abs() > clip_coef).float().mean()
+    total = policy_loss + vf_coef * value_loss - ent_coef * entropy_mean
+    return LossParts(total, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction)
