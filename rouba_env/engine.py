@@ -92,7 +92,7 @@ class GameState:
 
 def splitmix64(values: np.ndarray) -> np.ndarray:
     """SplitMix64 finaliser on a uint64 array: a fast, well-mixed, stateless hash."""
-    z = values.astype(np.uint64, copy=True)
+    z = np.atleast_1d(values).astype(np.uint64, copy=True)
     z += _GOLDEN_GAMMA
     z ^= z >> np.uint64(30)
     z *= np.uint64(0xBF58476D1CE4E5B9)

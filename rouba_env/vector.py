@@ -73,13 +73,12 @@ def slot_deal_seed(seed, slot, game) -> np.ndarray:
     """
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         seed = np.uint64(int(seed) & _MASK64)
-    seed = np.asarray(seed).astype(np.uint64)
-    slot = np.asarray(slot).astype(np.uint64)
-    game = np.asarray(game).astype(np.uint64)
-    h = splitmix64(seed)
-    h = splitmix64(h ^ slot)
-    h = splitmix64(h ^ game)
-    return h & _MASK63
+    seed, slot, game = np.broadcast_arrays(*(np.asarray(x).astype(np.uint64) for x in (seed, slot, game)))
+    shape = seed.shape
+    h = splitmix64(seed.ravel())  # 1-d: numpy wraps array arithmetic silently
+    h = splitmix64(h ^ slot.ravel())
+    h = splitmix64(h ^ game.ravel())
+    return (h & _MASK63).reshape(shape)
 
 
 def _base_ranks(config: RulesConfig) -> np.ndarray:

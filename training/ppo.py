@@ -27,7 +27,10 @@ class MaskedCategorical:
         self.probs = self.log_probs.exp()
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
-        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+        """Gumbel-max sampling: argmax of logits plus Gumbel noise (cheaper than multinomial)."""
+        uniform = torch.rand(self.logits.shape, generator=generator, device=self.logits.device)
+        gumbel = -torch.log(-torch.log(uniform.clamp_min(1e-20)))
+        return (self.logits + gumbel).argmax(dim=-1)
 
     def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
         return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)

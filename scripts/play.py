@@ -1,0 +1,106 @@
+#!/usr/bin/env python
+"""Play rouba-monte in the terminal against any players.
+
+    python scripts/play.py --opponents heuristic
+    python scripts/play.py --opponents checkpoint:2p heuristic --rules jokers
+
+You see the table, every pile's top and size, the deck and your hand with card
+faces; pick a move by its number from the list of legal moves (``q`` quits).
+Every opponent move is shown as it happens, and the final scores at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from rouba_env import engine  # noqa: E402
+from rouba_env.actions import ActionEncoding, describe_move  # noqa: E402
+from rouba_env.config import PRESET_FIELDS, make_rules  # noqa: E402
+from rouba_env.observation import ObservationEncoder  # noqa: E402
+from rouba_env.policy import make_policy  # noqa: E402
+from rouba_env.render import render_text  # noqa: E402
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--opponents", nargs="+", default=["heuristic"],
+                        help="player spec for each other seat (random, greedy, heuristic, expert, checkpoint:NAME)")
+    parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first with the default dealer)")
+    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh shuffle)")
+    return parser.parse_args(argv)
+
+
+def ask(prompt: str) -> str | None:
+    """One line from the player, or None at the end of input."""
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
+
+
+def choose_move(state, actions: ActionEncoding) -> engine.Move | None:
+    moves = engine.legal_moves(state)
+    print("\nyour moves:")
+    for number, move in enumerate(moves, start=1):
+        print(f"  {number:>2}. {describe_move(state, move)}")
+    while True:
+        answer = ask(f"move [1-{len(moves)}, q to quit]: ")
+        if answer is None or answer.strip().lower() in ("q", "quit", "exit"):
+            return None
+        answer = answer.strip()
+        if answer.isdigit() and 1 <= int(answer) <= len(moves):
+            return moves[int(answer) - 1]
+        print(f"please type a number from 1 to {len(moves)} (or q to quit)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        rules = make_rules(args.rules, num_players=len(args.opponents) + 1)
+        if not 0 <= args.seat < rules.num_players:
+            raise ValueError(f"--seat must be in 0..{rules.num_players - 1}")
+        others = [seat for seat in range(rules.num_players) if seat != args.seat]
+        players = {seat: make_policy(spec, rules) for seat, spec in zip(others, args.opponents)}
+    except (ValueError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    rng = np.random.default_rng(args.seed)
+    encoder, actions = ObservationEncoder(rules), ActionEncoding(rules)
+    state = engine.new_game(rules, rng)
+    names = {seat: f"player {seat} ({players[seat].name})" for seat in others} | {args.seat: "you"}
+    print(f"rouba-monte, {rules.num_players} players; you are player {args.seat}.")
+    while not engine.is_terminal(state):
+        seat = state.current
+        if seat == args.seat:
+            print("\n" + render_text(state, viewer=args.seat))
+            move = choose_move(state, actions)
+            if move is None:
+                print("bye!")
+                return 0
+        else:
+            action = players[seat].act(encoder.encode(state, seat), actions.mask(state, seat), rng)
+            move = actions.decode(action)
+        print(f"{names[seat]}: {describe_move(state, move)}")
+        state = engine.apply_move(state, move)
+    print("\n" + render_text(state, viewer=args.seat))
+    points = engine.scores(state)
+    top = engine.winners(state)
+    for seat, score in enumerate(points):
+        print(f"  {names[seat]}: {score} cards")
+    if len(top) > 1:
+        print("tie between " + " and ".join(names[s] for s in top))
+    else:
+        print("you win!" if top[0] == args.seat else f"{names[top[0]]} wins")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Smoke run of scripts/benchmark.py: it runs, writes its JSON, and every rate is positive (no timing asserts)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "benchmark.py"
+
+
+def test_benchmark_quick_writes_json(tmp_path):
+    out = tmp_path / "nested" / "results.json"
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--repeats", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=SCRIPT.parents[1],
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "steps/s" in completed.stdout
+    data = json.loads(out.read_text())
+    assert [p.name for p in out.parent.iterdir()] == ["results.json"]  # no temp file left behind
+    assert set(data["sections"]) == {"aec_wrapped", "aec_raw", "engine", "vector"}
+    assert data["machine"]["numpy"] and data["settings"]["quick"] is True
+    for name, section in data["sections"].items():
+        assert section["rows"], name
+        for row in section["rows"]:
+            assert row["steps_per_s"] > 0 and row["games_per_s"] >= 0, (name, row["variant"])
+            assert row["runs"] and all(run["steps"] > 0 for run in row["runs"])
+    vector_rows = data["sections"]["vector"]["rows"]
+    assert {row["batch_size"] for row in vector_rows} == {1, 256}
+    assert all(row["step_only_per_s"] >= row["steps_per_s"] for row in vector_rows)
+    assert "numpy" in {row["backend"] for row in vector_rows}
+
+
+def test_benchmark_only_selects_sections(tmp_path):
+    out = tmp_path / "engine.json"
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--repeats", "1", "--only", "engine", "--json", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=SCRIPT.parents[1],
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert list(json.loads(out.read_text())["sections"]) == ["engine"]

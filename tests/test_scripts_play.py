@@ -1,0 +1,38 @@
+"""Smoke runs of scripts/play.py with typed input."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def play(args, typed):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "play.py"), *args], input=typed,
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+def test_a_whole_game_with_bad_input_asked_again():
+    result = play(["--opponents", "greedy", "--seed", "3"], "x\n99\n" + "1\n" * 40)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("please type a number") == 2, "bad input is asked again"
+    assert "player 1 (greedy):" in out, "opponent moves are shown"
+    assert "your moves:" in out and "player 0's hand:" in out
+    assert "final scores" in out and ("wins" in out or "tie between" in out)
+    assert "Traceback" not in result.stderr
+
+
+def test_three_players_quit_and_end_of_input():
+    quit_result = play(["--opponents", "random", "heuristic", "--seat", "1"], "q\n")
+    assert quit_result.returncode == 0 and "bye!" in quit_result.stdout
+    eof_result = play(["--opponents", "random"], "")
+    assert eof_result.returncode == 0 and "Traceback" not in eof_result.stderr
+
+
+def test_bad_opponent_spec_is_a_clean_error():
+    result = play(["--opponents", "wizard"], "")
+    assert result.returncode == 2 and "unknown player 'wizard'" in result.stderr
+    assert "Traceback" not in result.stderr
+    missing = play(["--opponents", "checkpoint:does-not-exist"], "")
+    assert missing.returncode == 2 and "no checkpoint" in missing.stderr
