@@ -23,6 +23,12 @@ REWARD_MODES = ("outcome", "margin")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
+def check_option(name: str, value, choices) -> None:
+    """ValueError naming the option and its allowed values unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; choose one of {tuple(choices)}")
+
+
 def reward_function(mode: str):
     """The engine function giving final rewards for a reward mode name."""
     if mode == "outcome":
@@ -62,12 +68,10 @@ class raw_env(AECEnv):
         self.rules = make_rules(rules, **rule_fields)
         self._reward_fn = reward_function(reward)
         self.reward_mode = reward
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {ILLEGAL_ACTION_MODES}")
+        check_option("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        check_option("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self.actions = ActionEncoding(self.rules, max_players)
         self.encoder = ObservationEncoder(self.rules, max_players)

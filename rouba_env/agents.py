@@ -12,19 +12,23 @@ with `make_policy`.
   (steal big piles now, count cards, keep a dead rank on top of the own pile,
   discard safely).
 * `ExpertPolicy` searches: it samples the hidden cards consistently with its
-  observation, tries every legal move on each sample and plays the game out
-  with a fast rollout policy, then plays the move with the best mean result.
+  observation, tries the best legal moves on each sample and plays the game
+  out with the heuristic (on the batched engine `rouba_env.vector` when it
+  can be imported, else on `LeanGame`), then overrules the heuristic's move
+  where the rollouts clearly favour another; two-player endgames with an
+  empty deck are solved exactly.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from rouba_env import engine
 from rouba_env.actions import ActionEncoding
-from rouba_env.cards import JOKER, JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS, make_deck, rank_of
+from rouba_env.cards import JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS, make_deck, rank_of
 from rouba_env.config import RulesConfig
 from rouba_env.engine import (
     EMPTY_PILE,
@@ -38,7 +42,7 @@ from rouba_env.engine import (
     GameState,
 )
 from rouba_env.observation import EMPTY_SLOT, PILE_TOP_SLOTS, ObservationEncoder
-from rouba_env.policy import BasePolicy, Policy, check_mask, make_policy, register_policy
+from rouba_env.policy import BasePolicy, Policy, check_mask, register_policy
 
 TIE_NOISE = 1e-3
 """Scale of the random key added to action values: breaks exact ties at random, never reorders real differences."""
@@ -135,29 +139,76 @@ class ActionTable:
         """Rank slot of the card that leaves the hand (jokers: slot 13)."""
 
 
-def cards_taken(view: ObservationView, table: ActionTable, take_all: bool) -> np.ndarray:
-    """int64[B, A]: cards each action moves into the mover's pile besides the played card.
+def cards_taken(view: ObservationView, table: ActionTable, take_all: bool,
+                rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """int64[K]: cards action ``actions[k]`` moves into the mover's pile in row ``rows[k]``, besides the played card.
 
     Steal: the victim's pile; table capture: one card (``take_all``: every
     table card of that rank plus every table joker); table joker: one; own
     pile and discard: none.
     """
-    table_of_rank = view.table[:, table.rank]
+    rank = table.rank[actions]
     if take_all:
-        table_take = table_of_rank + view.table[:, JOKER_RANK : JOKER_RANK + 1]
+        table_take = view.table[rows, rank] + view.table[rows, JOKER_RANK]
     else:
-        table_take = np.ones_like(table_of_rank)
-    stolen = view.pile_sizes[:, table.pile_offset]
-    taken = np.where(table.is_steal, stolen, 0)
-    taken = np.where(table.is_table, table_take, taken)
-    return np.where(table.is_table_joker, 1, taken)
+        table_take = np.ones(rows.shape, dtype=np.int64)
+    taken = np.where(table.is_steal[actions], view.pile_sizes[rows, table.pile_offset[actions]], 0)
+    taken = np.where(table.is_table[actions], table_take, taken)
+    return np.where(table.is_table_joker[actions], 1, taken)
 
 
-def pick_best(values: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Index of the highest value among legal actions per row; exact ties broken at random."""
+def legal_entries(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, actions) of every legal entry of a mask, row by row; ValueError if a row has none."""
+    return np.nonzero(check_mask(mask))
+
+
+def all_entries(batch: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, actions) of every entry of a ``[batch, num_actions]`` array, row-major."""
+    return np.repeat(np.arange(batch), num_actions), np.tile(np.arange(num_actions), batch)
+
+
+def pick_best(values: np.ndarray, rows: np.ndarray, actions: np.ndarray, batch: int,
+              rng: np.random.Generator) -> np.ndarray:
+    """int64[batch]: per row, the action of the highest value among its entries; exact ties at random.
+
+    ``rows`` must be sorted (as `legal_entries` gives them) and cover every row.
+    """
     keys = values + TIE_NOISE * rng.random(values.shape)
-    keys[~legal] = -np.inf
-    return keys.argmax(axis=1).astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    row_best = np.maximum.reduceat(keys, starts)
+    is_best = keys == row_best[rows]
+    first_best = np.flatnonzero(is_best & np.r_[True, ~(is_best[:-1] & (rows[1:] == rows[:-1]))])
+    chosen = np.zeros(batch, dtype=np.int64)
+    chosen[rows[first_best]] = actions[first_best]
+    return chosen
+
+
+class EntryPolicy(BasePolicy):
+    """A policy that scores (row, action) entries with `entry_values` and plays each row's best legal action.
+
+    Only legal entries are scored in `act_batch` (a handful per row instead of
+    every action), which keeps batched rollouts fast.
+    """
+
+    def __init__(self, rules: RulesConfig, max_players: int | None = None):
+        super().__init__(rules, max_players)
+        self.table = ActionTable(self.actions)
+
+    def entry_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """float[B, A]: the value of every action (meaningful for legal ones only)."""
+        view = read_observations(self.encoder, obs)
+        batch = view.hand.shape[0]
+        rows, actions = all_entries(batch, self.actions.size)
+        return self.entry_values(view, rows, actions).reshape(batch, self.actions.size)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        rows, actions = legal_entries(mask)
+        view = read_observations(self.encoder, obs)
+        values = self.entry_values(view, rows, actions)
+        return pick_best(values, rows, actions, view.hand.shape[0], rng)
 
 
 # ---------------------------------------------------------------------------
@@ -173,19 +224,18 @@ GREEDY_JOKER_PENALTY = 0.05
 """Greedy plays a natural card rather than a joker for the same haul."""
 
 
-class GreedyPolicy(BasePolicy):
+class GreedyPolicy(EntryPolicy):
     """Takes the most cards now: the biggest steal, else a table capture, else the own pile; else discards.
 
     Value of an action = cards it takes (see `cards_taken`) + a small priority
     (steal > table > own pile > discard) - a small joker penalty; ties at random.
-    Fully vectorized over the batch, so it doubles as a fast rollout policy.
+    Vectorized over the batch, so it doubles as a fast rollout policy.
     """
 
     name = "greedy"
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None):
         super().__init__(rules, max_players)
-        self.table = ActionTable(self.actions)
         priority = np.zeros(self.actions.size)
         priority[self.table.is_steal] = GREEDY_PRIORITY_STEAL
         priority[self.table.is_table | self.table.is_table_joker] = GREEDY_PRIORITY_TABLE
@@ -194,14 +244,8 @@ class GreedyPolicy(BasePolicy):
         priority[self.table.is_joker] -= GREEDY_JOKER_PENALTY
         self.priority = priority
 
-    def action_values(self, obs: np.ndarray) -> np.ndarray:
-        """float[B, A]: greedy's value of every action (meaningful for legal ones only)."""
-        view = read_observations(self.encoder, obs)
-        return cards_taken(view, self.table, self.rules.take_all) + self.priority
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        legal = check_mask(mask)
-        return pick_best(self.action_values(np.asarray(obs)), legal, rng)
+    def entry_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        return cards_taken(view, self.table, self.rules.take_all, rows, actions) + self.priority[actions]
 
 
 # ---------------------------------------------------------------------------
@@ -247,10 +291,11 @@ def opponent_cards_before_next_turn(view: ObservationView, rules: RulesConfig) -
 
 
 def match_probabilities(view: ObservationView, rules: RulesConfig) -> np.ndarray:
-    """float[B, 13]: chance that some opponent can play rank r before the observer's next turn.
+    """float[B, 14]: chance that some opponent can play rank r before the observer's next turn.
 
     Hypergeometric: the opponents' H cards are drawn from the U unseen cards,
     u of which show r (unseen r plus unseen jokers); P(none) = prod_i (U-u-i)/(U-i).
+    Column 13 stands for an empty pile (nothing to steal): 0.
     """
     natural, joker = unseen_counts(view, rules)
     matching = (natural + joker[:, None]).astype(np.float64)
@@ -260,10 +305,10 @@ def match_probabilities(view: ObservationView, rules: RulesConfig) -> np.ndarray
     for i in range(int(drawn.max(initial=0))):
         factor = np.maximum(total - matching - i, 0.0) / np.maximum(total - i, 1.0)
         p_none = np.where(i < drawn, p_none * factor, p_none)
-    return 1.0 - p_none
+    return np.concatenate([1.0 - p_none, np.zeros((p_none.shape[0], 1))], axis=1)
 
 
-class HeuristicPolicy(BasePolicy):
+class HeuristicPolicy(EntryPolicy):
     """Scores every legal action with the rules page's tips; plays the best (ties at random).
 
     In cards of margin (own score minus the others' mean), with ``o = n - 1``
@@ -286,38 +331,26 @@ class HeuristicPolicy(BasePolicy):
 
     name = "heuristic"
 
-    def __init__(self, rules: RulesConfig, max_players: int | None = None):
-        super().__init__(rules, max_players)
-        self.table = ActionTable(self.actions)
-
-    def action_values(self, obs: np.ndarray) -> np.ndarray:
-        """float[B, A]: the documented value of every action (meaningful for legal ones only)."""
+    def entry_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
         rules, act = self.rules, self.table
-        view = read_observations(self.encoder, obs)
         opponents = rules.num_players - 1
-        taken = cards_taken(view, act, rules.take_all).astype(np.float64)
-        gain = np.where(act.is_discard, 0.0, taken + 1.0) + np.where(act.is_steal, taken / opponents, 0.0)
+        is_discard, is_joker, rank = act.is_discard[actions], act.is_joker[actions], act.rank[actions]
+        taken = cards_taken(view, act, rules.take_all, rows, actions).astype(np.float64)
+        gain = np.where(is_discard, 0.0, taken + 1.0) + np.where(act.is_steal[actions], taken / opponents, 0.0)
 
         p_match = match_probabilities(view, rules)
-        # Column NUM_RANKS stands for "no top" (empty pile): nothing to steal.
-        p_top = np.concatenate([p_match, np.zeros((p_match.shape[0], 1))], axis=1)
-        own_top = view.pile_tops[:, 0]
-        own_top_slot = np.where(own_top == EMPTY_PILE, NUM_RANKS, own_top)[:, None]
-        own_size = view.pile_sizes[:, 0:1].astype(np.float64)
-        top_after = np.where(act.is_discard, own_top_slot, act.rank)
-        size_after = np.where(act.is_discard, own_size, own_size + taken + 1.0)
-        risk = RISK_WEIGHT * size_after * np.take_along_axis(p_top, top_after, axis=1) * (1.0 + 1.0 / opponents)
+        own_top = view.pile_tops[rows, 0]
+        own_size = view.pile_sizes[rows, 0].astype(np.float64)
+        top_after = np.where(is_discard, np.where(own_top == EMPTY_PILE, NUM_RANKS, own_top), rank)
+        size_after = np.where(is_discard, own_size, own_size + taken + 1.0)
+        risk = RISK_WEIGHT * size_after * p_match[rows, top_after] * (1.0 + 1.0 / opponents)
 
-        p_discard = np.where(act.is_joker, 1.0, p_match[:, act.rank])
-        still_held = (view.hand[:, act.card_rank] >= 2) & ~act.is_joker
+        p_discard = np.where(is_joker, 1.0, p_match[rows, rank])
+        still_held = (view.hand[rows, act.card_rank[actions]] >= 2) & ~is_joker
         discard_cost = DISCARD_EXPOSURE * p_discard / opponents - PAIR_BONUS * still_held * (1.0 - p_discard)
-        discard_cost = np.where(act.is_discard, discard_cost, 0.0)
-        joker_cost = np.where(act.is_joker, JOKER_COST, 0.0)
+        discard_cost = np.where(is_discard, discard_cost, 0.0)
+        joker_cost = np.where(is_joker, JOKER_COST, 0.0)
         return gain - risk - discard_cost - joker_cost
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        legal = check_mask(mask)
-        return pick_best(self.action_values(np.asarray(obs)), legal, rng)
 
 
 # ---------------------------------------------------------------------------
@@ -328,6 +361,128 @@ class HeuristicPolicy(BasePolicy):
 def observer_seat(rules: RulesConfig, dealer_offset: int) -> int:
     """Absolute seat of an observer from where it sees the dealer (the dealer's seat is in the rules)."""
     return (rules.dealer - int(dealer_offset)) % rules.num_players
+
+
+@functools.lru_cache(maxsize=None)
+def _deck_codes_by_rank(decks: int, jokers: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(card codes sorted by rank slot, first index of each slot in them, copies per slot) of the decks."""
+    codes = np.array(sorted(make_deck(decks, jokers), key=rank_of), dtype=np.int64)
+    copies = np.bincount([rank_of(card) for card in codes.tolist()], minlength=NUM_RANK_SLOTS)
+    starts = np.concatenate([[0], np.cumsum(copies)[:-1]])
+    return codes, starts, copies
+
+
+def _codes_for_ranks(ranks: np.ndarray, rules: RulesConfig) -> list[int]:
+    """Distinct card codes of the decks for a full multiset of rank slots (each copy used once)."""
+    codes, starts, copies = _deck_codes_by_rank(rules.decks, rules.jokers)
+    order = np.argsort(ranks, kind="stable")
+    sorted_ranks = ranks[order]
+    first_of_rank = np.concatenate([[0], np.cumsum(np.bincount(sorted_ranks, minlength=NUM_RANK_SLOTS))[:-1]])
+    occurrence = np.arange(ranks.size) - first_of_rank[sorted_ranks]
+    if (occurrence >= copies[sorted_ranks]).any():
+        raise ValueError("observation is inconsistent with the rules: more cards of a rank than the decks hold")
+    result = np.empty(ranks.size, dtype=np.int64)
+    result[order] = codes[starts[sorted_ranks] + occurrence]
+    return result.tolist()
+
+
+class HiddenCardSampler:
+    """Draws full `GameState`s consistent with one observation (see `determinize`).
+
+    Reads and checks the observation once; each `sample` then only shuffles
+    the hidden cards, so many determinizations of one decision stay cheap.
+    Raises ValueError when the observation cannot come from a game under ``rules``.
+    """
+
+    def __init__(self, rules: RulesConfig, obs: np.ndarray, encoder: ObservationEncoder | None = None):
+        encoder = encoder or ObservationEncoder(rules)
+        view = read_observations(encoder, obs)
+        if view.hand.shape[0] != 1:
+            raise ValueError(f"determinize takes one observation, got a batch of {view.hand.shape[0]}")
+        self.rules = rules
+        n = rules.num_players
+        self.seat = seat = observer_seat(rules, view.dealer_offset[0])
+        relative = [(s - seat) % n for s in range(n)]
+        self.pile_sizes = pile_sizes = view.pile_sizes[0, relative].tolist()
+        self.pile_tops = pile_tops = view.pile_tops[0, relative].tolist()
+        hand_sizes = view.hand_sizes[0, relative].tolist()
+        to_act = int(view.to_act_offset[0])
+        self.current = current = NO_SEAT if to_act == NO_SEAT else (seat + to_act) % n
+        own, table = view.hand[0], view.table[0]
+        copies = _deck_codes_by_rank(rules.decks, rules.jokers)[2]
+        in_piles = view.seen[0] - table
+        self.unseen = copies - own - view.seen[0]
+        if (in_piles < 0).any() or (self.unseen < 0).any() or int(in_piles.sum()) != sum(pile_sizes):
+            raise ValueError("observation is inconsistent: the seen cards do not fit the decks, table and pile sizes")
+
+        # Pile tops: natural cards first (a joker can stand for any rank, a natural card only for its own).
+        top_slots = [NO_SEAT] * n
+        for joker_pass in (False, True):
+            for s in range(n):
+                if pile_sizes[s] == 0 or top_slots[s] != NO_SEAT:
+                    continue
+                if pile_tops[s] == EMPTY_PILE:
+                    raise ValueError(f"observation is inconsistent: seat {s}'s pile has cards but no top")
+                slot = JOKER_RANK if joker_pass else pile_tops[s]
+                if in_piles[slot] > 0:
+                    in_piles[slot] -= 1
+                    top_slots[s] = slot
+        if any(size > 0 and top == NO_SEAT for size, top in zip(pile_sizes, top_slots)):
+            raise ValueError("observation is inconsistent: no seen card can be a pile's top")
+        self.nonempty = [s for s in range(n) if pile_sizes[s] > 0]
+        slots = np.arange(NUM_RANK_SLOTS)
+        self.known = np.concatenate([
+            np.repeat(slots, own), np.repeat(slots, table), [top_slots[s] for s in self.nonempty],
+        ]).astype(np.int64)
+        self.own_count, self.table_count = int(own.sum()), int(table.sum())
+        self.buried = np.repeat(slots, in_piles)
+        self.hidden = np.repeat(slots, self.unseen)
+
+        self.flipped = None
+        if rules.draw_from_deck and current not in (NO_SEAT, seat):
+            flipped = np.flatnonzero(np.asarray(obs).reshape(-1)[encoder.layout["flipped"]] > 0)
+            if flipped.size:  # the flipped card is public: the current hand holds that very rank
+                if self.unseen[flipped[0]] == 0:
+                    raise ValueError("observation is inconsistent: every card of the flipped rank is seen")
+                self.flipped = int(flipped[0])
+        self.opponents = ([current] if self.flipped is not None else [])
+        self.opponents += [s for s in range(n) if s != seat and s not in self.opponents]
+        self.hand_sizes = hand_sizes
+        self.deck_size = int(view.deck_size[0])
+        needed = sum(hand_sizes[s] for s in self.opponents)
+        if self.hidden.size - needed != self.deck_size:
+            raise ValueError(f"observation is inconsistent: {self.hidden.size} unseen cards for opponents' hands "
+                             f"({needed}) and a deck of {self.deck_size}")
+
+    def sample(self, rng: np.random.Generator) -> GameState:
+        """One determinization: pile contents, opponents' hands and deck order drawn uniformly."""
+        rules, n = self.rules, self.rules.num_players
+        hidden = rng.permutation(self.hidden)
+        if self.flipped is not None:
+            where = int(np.flatnonzero(hidden == self.flipped)[0])
+            hidden[[0, where]] = hidden[[where, 0]]
+        ranks = np.concatenate([self.known, rng.permutation(self.buried), hidden])
+        codes = _codes_for_ranks(ranks, rules)
+        position = 0
+
+        def cut(count: int) -> list[int]:
+            nonlocal position
+            position += count
+            return codes[position - count : position]
+
+        hands: list[list[int]] = [[] for _ in range(n)]
+        hands[self.seat] = cut(self.own_count)
+        table = cut(self.table_count)
+        tops = cut(len(self.nonempty))
+        piles: list[list[int]] = [[] for _ in range(n)]
+        for s, top_card in zip(self.nonempty, tops):
+            piles[s] = cut(self.pile_sizes[s] - 1) + [top_card]
+        for s in self.opponents:
+            hands[s] = cut(self.hand_sizes[s])
+        deck = cut(self.deck_size)
+        last_capturer = int(self.nonempty[rng.integers(len(self.nonempty))]) if self.nonempty else NO_SEAT
+        return GameState(config=rules, hands=hands, table=table, piles=piles, pile_tops=list(self.pile_tops),
+                         deck=deck, current=self.current, last_capturer=last_capturer)
 
 
 def determinize(
@@ -343,108 +498,22 @@ def determinize(
     size. The rest is sampled uniformly:
 
     * pile contents: ``seen - table`` per rank; each non-empty pile gets a top
-      card of its top rank (a joker when no natural one is left, a joker shows
+      card of its top rank (a joker when no natural one is left: a joker shows
       its named rank), then the remaining cards fill the piles to their sizes;
     * unseen = all cards - own hand - seen; shuffled, it fills the opponents'
       hands (their sizes) and the deck (its size, in random order).
 
-    Card codes are drawn from the real decks, so the state holds exactly the
-    decks' cards (`engine.card_total` holds). ``last_capturer`` is not
-    observable: a seat with a non-empty pile is picked at random (it only
-    matters with ``leftovers_to_last_capturer``). Raises ValueError when the
-    observation cannot come from a game under ``rules``.
+    Card codes are those of the real decks, each used once, so the state holds
+    exactly the decks' cards. ``last_capturer`` is not observable: a seat with
+    a non-empty pile is picked at random (it only matters with
+    ``leftovers_to_last_capturer``). Raises ValueError when the observation
+    cannot come from a game under ``rules``.
     """
-    encoder = encoder or ObservationEncoder(rules)
-    view = read_observations(encoder, obs)
-    if view.hand.shape[0] != 1:
-        raise ValueError(f"determinize takes one observation, got a batch of {view.hand.shape[0]}")
-    n = rules.num_players
-    seat = observer_seat(rules, view.dealer_offset[0])
-
-    def absolute(values: np.ndarray) -> list[int]:
-        """Per-seat values reordered from observer-relative to absolute seats."""
-        return [int(values[(s - seat) % n]) for s in range(n)]
-
-    pile_sizes, pile_tops, hand_sizes = (absolute(a[0]) for a in (view.pile_sizes, view.pile_tops, view.hand_sizes))
-    to_act = int(view.to_act_offset[0])
-    current = NO_SEAT if to_act == NO_SEAT else (seat + to_act) % n
-
-    codes_by_rank: list[list[int]] = [[] for _ in range(NUM_RANK_SLOTS)]
-    for card in make_deck(rules.decks, rules.jokers):
-        codes_by_rank[rank_of(card)].append(card)
-
-    def take(rank: int, count: int, where: str) -> list[int]:
-        pool = codes_by_rank[rank]
-        if count > len(pool):
-            raise ValueError(f"observation is inconsistent with the rules: {where} needs {count} more card(s) "
-                             f"of rank slot {rank}, only {len(pool)} left in the decks")
-        taken, codes_by_rank[rank] = pool[len(pool) - count:], pool[: len(pool) - count]
-        return taken
-
-    own_hand = [card for rank in range(NUM_RANK_SLOTS) for card in take(rank, int(view.hand[0, rank]), "own hand")]
-    table = [card for rank in range(NUM_RANK_SLOTS) for card in take(rank, int(view.table[0, rank]), "table")]
-    in_piles = view.seen[0] - view.table[0]
-    if (in_piles < 0).any() or int(in_piles.sum()) != sum(pile_sizes):
-        raise ValueError("observation is inconsistent: cards seen in piles do not match the pile sizes")
-    piles: list[list[int]] = [[] for _ in range(n)]
-    tops: list[int | None] = [None] * n
-    # Natural tops first: a joker can stand for any rank, a natural card only for its own.
-    for joker_pass in (False, True):
-        for s in range(n):
-            if pile_sizes[s] == 0 or tops[s] is not None:
-                continue
-            if pile_tops[s] == EMPTY_PILE:
-                raise ValueError(f"observation is inconsistent: seat {s}'s pile has cards but no top")
-            rank = JOKER_RANK if joker_pass else pile_tops[s]
-            if in_piles[rank] > 0:
-                in_piles[rank] -= 1
-                tops[s] = take(rank, 1, "pile tops")[0]
-    if any(size > 0 and top is None for size, top in zip(pile_sizes, tops)):
-        raise ValueError("observation is inconsistent: no seen card can be a pile's top")
-    buried = [card for rank in range(NUM_RANK_SLOTS) for card in take(rank, int(in_piles[rank]), "piles")]
-    buried = [buried[i] for i in rng.permutation(len(buried))]
-    for s in range(n):
-        if pile_sizes[s]:
-            piles[s] = buried[: pile_sizes[s] - 1] + [tops[s]]
-            buried = buried[pile_sizes[s] - 1 :]
-
-    unseen = [card for pool in codes_by_rank for card in pool]
-    unseen = [unseen[i] for i in rng.permutation(len(unseen))]
-    hands: list[list[int]] = [[] for _ in range(n)]
-    hands[seat] = own_hand
-    if rules.draw_from_deck and current not in (NO_SEAT, seat):
-        flipped = np.flatnonzero(np.asarray(obs).reshape(-1)[encoder.layout["flipped"]] > 0)
-        if flipped.size:  # the flipped card is public: put that very rank in the current hand
-            index = next((i for i, card in enumerate(unseen) if rank_of(card) == flipped[0]), None)
-            if index is None:
-                raise ValueError("observation is inconsistent: the flipped card's rank is all seen")
-            hands[current].append(unseen.pop(index))
-    for s in range(n):
-        if s != seat:
-            need = hand_sizes[s] - len(hands[s])
-            hands[s].extend(unseen[:need])
-            unseen = unseen[need:]
-            if len(hands[s]) != hand_sizes[s]:
-                raise ValueError("observation is inconsistent: too few unseen cards for the opponents' hands")
-    if len(unseen) != int(view.deck_size[0]):
-        raise ValueError(f"observation is inconsistent: {len(unseen)} unseen cards left for a deck "
-                         f"of {int(view.deck_size[0])}")
-    holders = [s for s in range(n) if pile_sizes[s] > 0]
-    last_capturer = int(holders[rng.integers(len(holders))]) if holders else NO_SEAT
-    return GameState(
-        config=rules,
-        hands=hands,
-        table=table,
-        piles=piles,
-        pile_tops=list(pile_tops),
-        deck=unseen,
-        current=current,
-        last_capturer=last_capturer,
-    )
+    return HiddenCardSampler(rules, obs, encoder).sample(rng)
 
 
 # ---------------------------------------------------------------------------
-# expert: a lean rank-level rollout with greedy play
+# expert: a lean rank-level game for rollouts and the exact endgame
 # ---------------------------------------------------------------------------
 
 
@@ -453,8 +522,10 @@ class LeanGame:
 
     Same rules as `rouba_env.engine` for everything that decides play:
     hands and table per rank, pile sizes and tops, the deck order, the seat to
-    act and the last capturer. `play` applies a move without checking it;
-    `play_greedy` picks greedy's move (the same values as `GreedyPolicy`).
+    act, the last capturer and the seen cards. `play` applies a move without
+    checking it; `greedy_move` and `heuristic_move` pick the move
+    `GreedyPolicy` and `HeuristicPolicy` would (same values), `play_out`
+    plays to the end. Tests check it against the engine move by move.
     """
 
     __slots__ = ("rules", "hands", "hand_sizes", "table", "sizes", "tops", "deck", "current", "last_capturer",
@@ -475,6 +546,7 @@ class LeanGame:
 
     @classmethod
     def from_state(cls, state: GameState) -> "LeanGame":
+        """The rank-level copy of a reference-engine state."""
         return cls(
             state.config,
             [engine.rank_counts(hand) for hand in state.hands],
@@ -566,6 +638,42 @@ class LeanGame:
         if self.rules.leftovers_to_last_capturer and self.last_capturer != NO_SEAT:
             self.sizes[self.last_capturer] += sum(self.table)
             self.table = [0] * NUM_RANK_SLOTS
+
+    def legal_moves(self) -> list[tuple[int, int]]:
+        """Every legal move of the seat to act, as `engine.legal_moves` gives them (sorted)."""
+        if self.current == NO_SEAT:
+            return []
+        rules = self.rules
+        n, mover = rules.num_players, self.current
+        hand, table, tops = self.hands[mover], self.table, self.tops
+        table_jokers = table[JOKER_RANK]
+
+        def targets_for(rank: int) -> list[int]:
+            targets = []
+            if table[rank] or (rules.take_all and table_jokers):
+                targets.append(TARGET_TABLE)
+            if table_jokers and not rules.take_all:
+                targets.append(TARGET_TABLE_JOKER)
+            targets.extend(TARGET_PILE_OFFSET + o for o in range(n) if tops[(mover + o) % n] == rank)
+            return targets
+
+        moves = []
+        for rank in range(NUM_RANKS):
+            if hand[rank]:
+                targets = targets_for(rank)
+                if not targets or not rules.must_capture:
+                    targets.append(TARGET_DISCARD)
+                moves.extend((rank, target) for target in sorted(targets))
+        if hand[JOKER_RANK]:
+            joker_can_capture = False
+            for rank in range(NUM_RANKS):
+                targets = targets_for(rank)
+                joker_can_capture = joker_can_capture or bool(targets)
+                moves.extend((JOKER_KIND_OFFSET + rank, target) for target in targets)
+            if not joker_can_capture or not rules.must_capture:
+                moves.append((JOKER_KIND_OFFSET, TARGET_DISCARD))
+            moves.sort()
+        return moves
 
     def greedy_move(self, noise: list[float], position: int) -> tuple[int, int]:
         """Greedy's move (see `GreedyPolicy`) for the seat to act; ``noise[position:]`` breaks ties."""
@@ -751,17 +859,85 @@ class LeanGame:
 # expert: the search player
 # ---------------------------------------------------------------------------
 
-EXPERT_DEFAULT_SAMPLES = 16
-"""Determinizations per decision (see `ExpertPolicy`)."""
+EXPERT_DEFAULT_SAMPLES = 64
+"""Determinizations per decision at the start of a game (see `ExpertPolicy.sample_count`).
+
+64 is the largest power of two that keeps 2,000 two-player games against
+``heuristic`` within about ten minutes on two busy cores; it wins about 57%
+of them (benchmarks/LADDER.md). 16 samples were no better than the heuristic."""
 EXPERT_MARGIN_WEIGHT = 0.5
 """Weight of the final margin (over the deck size) next to the outcome (+1 win, 0 tie, -1 loss)."""
 PRIOR_WEIGHT = 1e-6
 """The heuristic's value only breaks ties between moves with equal search results."""
+EXPERT_MAX_SCALE = 4
+"""Late in a game rollouts are short: up to this many times ``samples`` determinizations."""
+ROLLOUT_FIXED_COST = 24
+"""Setting up one rollout (sampling, loading it in the batched engine) costs about this many plies."""
+EXPERT_Z = 1.0
+"""Another move replaces the heuristic's only if its mean advantage exceeds this many standard errors."""
+EXPERT_MAX_MOVES = 12
+"""Moves searched per decision: the heuristic's best ones (jokers can offer dozens of legal moves)."""
+EXPERT_BACKENDS = ("auto", "vector", "lean")
+"""Rollout engines: the batched `rouba_env.vector` engine, the pure-Python `LeanGame`, or auto."""
+VECTOR_MIN_ROLLOUTS = 48
+"""``auto`` uses the batched engine from this many rollouts per decision (below, `LeanGame` is faster)."""
+EXPERT_ENDGAME_NODES = 20000
+"""Positions the exact two-player endgame search may visit before falling back to sampling."""
 ROLLOUT_PLAYERS = ("greedy", "heuristic")
 """Players `LeanGame.play_out` can roll out with."""
 EXPERT_DEFAULT_ROLLOUT = "heuristic"
+"""Rollouts with greedy play misjudge positions too much to beat the heuristic."""
 ROLLOUT_NOISE = 64
 """Random numbers drawn per determinization for the rollouts' tie-breaks (reused cyclically)."""
+
+
+def solve_two_player(
+    game: LeanGame, seat: int, margin_weight: float, node_limit: int
+) -> dict[tuple[int, int], float] | None:
+    """Exact values (`outcome_value` for ``seat``) of every legal move, by alpha-beta minimax.
+
+    For a two-player game with nothing hidden that matters (deck empty: the
+    opponent holds exactly the unseen cards). None when the search would visit
+    more than ``node_limit`` positions.
+    """
+    total = game.rules.total_cards
+    visited = 0
+
+    class _Budget(Exception):
+        pass
+
+    def minimax(position: LeanGame, alpha: float, beta: float) -> float:
+        nonlocal visited
+        visited += 1
+        if visited > node_limit:
+            raise _Budget
+        if position.current == NO_SEAT:
+            return outcome_value(position.sizes, seat, margin_weight, total)
+        maximizing = position.current == seat
+        best = -np.inf if maximizing else np.inf
+        for move in position.legal_moves():
+            child = position.copy()
+            child.play(*move)
+            value = minimax(child, alpha, beta)
+            if maximizing:
+                best = max(best, value)
+                alpha = max(alpha, value)
+            else:
+                best = min(best, value)
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return best
+
+    values = {}
+    try:
+        for move in game.legal_moves():
+            child = game.copy()
+            child.play(*move)
+            values[move] = minimax(child, -np.inf, np.inf)
+    except _Budget:
+        return None
+    return values
 
 
 def outcome_value(sizes: list[int], seat: int, margin_weight: float, total_cards: int) -> float:
@@ -773,62 +949,183 @@ def outcome_value(sizes: list[int], seat: int, margin_weight: float, total_cards
 
 
 class ExpertPolicy(BasePolicy):
-    """Determinized Monte Carlo search: sample the hidden cards, try every move, roll out greedily.
+    """Determinized Monte Carlo search anchored on the heuristic, with an exact two-player endgame.
 
-    For each of ``samples`` determinizations (`determinize`: hidden cards drawn
-    consistently with the observation), every legal move is applied and the
-    game is played to the end by greedy play for every seat (`LeanGame`); a
-    move's value is the mean over determinizations of `outcome_value`. All
-    moves share the same determinizations and rollout tie-breaks (common
-    random numbers), so their comparison is less noisy than each mean. The
-    best mean is played; the heuristic's score breaks exact ties. A single
-    legal move is played without search.
+    Decision procedure (a single legal move is played without search):
 
-    Default ``samples=16``: about 5-15 ms per decision in a two-player game on
-    one core, and clearly stronger than ``heuristic`` (see benchmarks/LADDER.md).
+    1. Two players, empty deck: nothing that matters is hidden (the opponent
+       holds exactly the unseen cards), so an alpha-beta search to the end of
+       the game gives every move's exact `outcome_value` (`solve_two_player`).
+    2. Otherwise sample ``S`` determinizations (`HiddenCardSampler`: hidden
+       cards drawn consistently with the observation). On each, every legal
+       move is applied and the game is rolled out to the end with the
+       ``rollout`` player for every seat (heuristic by default) on the batched
+       engine `rouba_env.vector` or on `LeanGame`. All moves share the same
+       determinizations (common random numbers).
+    3. The heuristic's choice is the anchor. Another move is played only if its
+       mean paired advantage over the anchor exceeds ``z`` standard errors;
+       among such moves the best mean wins. Outcomes are very noisy early in
+       a game, so the expert then mostly keeps the heuristic's move and lets
+       the search overrule it where the rollouts agree.
+
+    ``S`` is ``samples`` at the start of a game and grows as fewer plies
+    remain (`sample_count`), keeping the work per decision roughly flat.
+    Default ``samples=64``: about 15 ms per two-player decision on one core
+    with the batched engine, and clearly stronger than ``heuristic`` (see
+    benchmarks/LADDER.md).
+
+    Spec options: ``samples`` (int >= 1), ``rollout`` (greedy | heuristic),
+    ``z`` (float >= 0), ``margin_weight`` (float >= 0), ``max_scale``
+    (int >= 1), ``max_moves`` (int >= 1: only the heuristic's best moves are
+    searched), ``endgame_nodes`` (int >= 0, 0 disables the exact search),
+    ``backend`` (auto | vector | lean).
     """
 
     name = "expert"
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None,
                  samples: int = EXPERT_DEFAULT_SAMPLES, margin_weight: float = EXPERT_MARGIN_WEIGHT,
-                 rollout: str = EXPERT_DEFAULT_ROLLOUT):
+                 rollout: str = EXPERT_DEFAULT_ROLLOUT, max_scale: int = EXPERT_MAX_SCALE,
+                 z: float = EXPERT_Z, endgame_nodes: int = EXPERT_ENDGAME_NODES, backend: str = "auto",
+                 max_moves: int = EXPERT_MAX_MOVES):
         super().__init__(rules, max_players)
+        counts = (("samples", samples), ("max_scale", max_scale), ("max_moves", max_moves), ("endgame_nodes", endgame_nodes))
+        for name, value in counts:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (name != "endgame_nodes"):
+                raise ValueError(f"expert {name} must be an int of at least {int(name != 'endgame_nodes')}, "
+                                 f"got {value!r}")
+        for name, value in (("margin_weight", margin_weight), ("z", z)):
+            if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+                raise ValueError(f"expert {name} must be a finite number >= 0, got {value!r}")
         if rollout not in ROLLOUT_PLAYERS:
             raise ValueError(f"expert rollout must be one of {ROLLOUT_PLAYERS}, got {rollout!r}")
-        self.rollout = rollout
-        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-            raise ValueError(f"expert samples must be an int of at least 1, got {samples!r}")
-        if not np.isfinite(margin_weight) or margin_weight < 0:
-            raise ValueError(f"expert margin_weight must be a finite number >= 0, got {margin_weight!r}")
-        self.samples = int(samples)
-        self.margin_weight = float(margin_weight)
+        if backend not in EXPERT_BACKENDS:
+            raise ValueError(f"expert backend must be one of {EXPERT_BACKENDS}, got {backend!r}")
+        self.samples, self.max_scale, self.endgame_nodes = int(samples), int(max_scale), int(endgame_nodes)
+        self.max_moves = int(max_moves)
+        self.margin_weight, self.z = float(margin_weight), float(z)
+        self.rollout, self.backend = rollout, backend
         self.prior = HeuristicPolicy(rules, max_players)
+        self._rollout_policy = (HeuristicPolicy if rollout == "heuristic" else GreedyPolicy)(rules)
+        self._rollout_actions = ActionEncoding(rules)
 
-    def move_values(self, obs: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Mean `outcome_value` of each action in ``legal`` over the determinizations."""
+    def sample_count(self, view: ObservationView) -> int:
+        """Determinizations for this decision: ``samples`` at the start, more as fewer plies remain.
+
+        A rollout costs about (ROLLOUT_FIXED_COST + plies left) plies of work,
+        so scaling ``samples`` by the ratio of that cost at the start to its
+        value now keeps the work per decision flat, up to ``max_scale`` times.
+        """
+        remaining = int(view.hand_sizes[0].sum() + view.deck_size[0])
+        full_game = self.rules.total_cards - self.rules.table_cards
+        scale = (full_game + ROLLOUT_FIXED_COST) / (remaining + ROLLOUT_FIXED_COST)
+        return int(round(self.samples * min(self.max_scale, max(1.0, scale))))
+
+    def sample_values(self, obs: np.ndarray, legal: np.ndarray, rng: np.random.Generator,
+                      samples: int | None = None) -> np.ndarray:
+        """float[S, M]: `outcome_value` of each action in ``legal`` (columns) on each determinization (rows)."""
         rules = self.rules
         view = read_observations(self.encoder, obs)
         seat = observer_seat(rules, view.dealer_offset[0])
         moves = [self.actions.decode(int(action)) for action in legal]
-        totals = np.zeros(len(moves))
-        for _ in range(self.samples):
-            base = LeanGame.from_state(determinize(rules, obs, rng, self.encoder))
+        samples = self.sample_count(view) if samples is None else samples
+        sampler = HiddenCardSampler(rules, obs, self.encoder)
+        states = [sampler.sample(rng) for _ in range(samples)]
+        if self._use_vector(samples * len(moves)):
+            sizes = self._vector_rollouts(states, moves, rng)
+        else:
+            sizes = self._lean_rollouts(states, moves, rng)
+        values = np.zeros((samples, len(moves)))
+        for row in range(samples):
+            for column in range(len(moves)):
+                values[row, column] = outcome_value(sizes[row][column], seat, self.margin_weight, rules.total_cards)
+        return values
+
+    def _use_vector(self, rollouts: int) -> bool:
+        if self.backend == "lean" or (self.backend == "auto" and rollouts < VECTOR_MIN_ROLLOUTS):
+            return False
+        return self._vector_module() is not None
+
+    def _vector_module(self):
+        """`rouba_env.vector` when it can be imported (None otherwise; ``backend="vector"`` then fails)."""
+        try:
+            from rouba_env import vector
+        except ImportError:
+            if self.backend == "vector":
+                raise ValueError("expert backend 'vector' needs rouba_env.vector, which cannot be imported") from None
+            return None
+        return vector
+
+    def _lean_rollouts(self, states: list[GameState], moves: list, rng: np.random.Generator) -> list[list[list[int]]]:
+        """Final pile sizes [S][M] from pure-Python rank-level rollouts (`LeanGame`)."""
+        sizes = []
+        for state in states:
+            base = LeanGame.from_state(state)
             noise = rng.random(ROLLOUT_NOISE).tolist()
-            for index, (kind, target) in enumerate(moves):
+            row = []
+            for kind, target in moves:
                 game = base.copy()
                 game.play(kind, target)
-                sizes = game.play_out(noise, self.rollout)
-                totals[index] += outcome_value(sizes, seat, self.margin_weight, rules.total_cards)
-        return totals / self.samples
+                row.append(list(game.play_out(noise, self.rollout)))
+            sizes.append(row)
+        return sizes
+
+    def _vector_rollouts(self, states: list[GameState], moves: list, rng: np.random.Generator) -> list[list[list[int]]]:
+        """Final pile sizes [S][M] from batched rollouts on `rouba_env.vector.VectorGame` (slot = s * M + m)."""
+        vector = self._vector_module()
+        rules, count = self.rules, len(moves)
+        game = vector.VectorGame.from_states(rules, [state for state in states for _ in range(count)])
+        first = np.array([self._rollout_actions.encode(move) for move in moves], dtype=np.int64)
+        game.step(np.tile(first, len(states)))
+        actions = np.zeros(game.batch_size, dtype=np.int64)
+        live = game.current >= 0
+        while live.any():
+            actions[:] = 0
+            actions[live] = self._rollout_policy.act_batch(game.obs[live], game.mask[live], rng)
+            game.step(actions)
+            live = game.current >= 0
+        scores = game.scores().reshape(len(states), count, rules.num_players)
+        return scores.tolist()
+
+    def solve_endgame(self, obs: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+        """Exact values of the legal actions when nothing relevant is hidden, else None.
+
+        Two players, cards in hand and an empty deck: the opponent's hand is
+        exactly the unseen cards, so one determinization is the true position
+        (only the last capturer is guessed; it matters with the leftovers rule).
+        """
+        rules = self.rules
+        view = read_observations(self.encoder, obs)
+        if rules.num_players != 2 or rules.draw_from_deck or view.deck_size[0] != 0 or self.endgame_nodes <= 0:
+            return None
+        game = LeanGame.from_state(determinize(rules, obs, rng, self.encoder))
+        solved = solve_two_player(game, game.current, self.margin_weight, self.endgame_nodes)
+        if solved is None:
+            return None
+        return np.array([solved[tuple(self.actions.decode(int(action)))] for action in legal])
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(check_mask(mask)[0])
         if legal.size == 1:
             return int(legal[0])
-        values = self.move_values(obs, legal, rng)
         prior = self.prior.action_values(np.asarray(obs)[None, :])[0, legal]
-        return int(legal[np.argmax(values + PRIOR_WEIGHT * prior)])
+        exact = self.solve_endgame(obs, legal, rng)
+        if exact is not None:
+            return int(legal[np.argmax(exact + PRIOR_WEIGHT * prior)])
+        # Candidates: the heuristic's best `max_moves` moves, best first (so the anchor is column 0).
+        order = np.argsort(-prior, kind="stable")[: self.max_moves]
+        candidates, prior = legal[order], prior[order]
+        if candidates.size == 1:
+            return int(candidates[0])
+        values = self.sample_values(obs, candidates, rng)
+        difference = values - values[:, :1]
+        mean = difference.mean(axis=0)
+        stderr = difference.std(axis=0, ddof=1) / np.sqrt(values.shape[0]) if values.shape[0] > 1 else 0.0
+        beats_anchor = mean > self.z * stderr
+        if not beats_anchor.any():
+            return int(candidates[0])
+        score = np.where(beats_anchor, mean, -np.inf) + PRIOR_WEIGHT * prior
+        return int(candidates[np.argmax(score)])
 
 
 def _options_error(name: str, options: dict) -> ValueError:
@@ -848,7 +1145,8 @@ def _make_scripted(cls):
 
 def _make_expert(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
     """``expert[:samples=N][,margin_weight=W]``; option values arrive as strings from the spec."""
-    known = {"samples": int, "margin_weight": float, "rollout": str}
+    known = {"samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
+             "endgame_nodes": int, "backend": str, "max_moves": int}
     unknown = set(options) - set(known)
     if unknown:
         raise ValueError(f"player 'expert' has no option(s) {sorted(unknown)}; known: {sorted(known)}")

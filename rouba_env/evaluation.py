@@ -44,7 +44,7 @@ from rouba_env.policy import Policy, make_policy
 Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
 DEAL_SEED_BITS = 63
-CHUNKS_PER_WORKER = 8
+CHUNKS_PER_WORKER = 16
 """Deals are split in about this many chunks per worker (load balance vs. overhead)."""
 _RECORD_KEY_POLICY = 1
 """spawn_key tag of a game's policy randomness (tag 0: the deal seed)."""
@@ -107,6 +107,9 @@ def build_lineups(specs: Sequence[str], num_players: int) -> tuple[list[str], li
     """
     if isinstance(specs, str) or not specs:
         raise ValueError(f"players must be a non-empty list of specs, got {specs!r}")
+    not_specs = [spec for spec in specs if not isinstance(spec, str)]
+    if not_specs:
+        raise ValueError(f"players must be spec strings (e.g. 'heuristic'), got {not_specs!r}")
     if len(specs) < num_players:
         player_specs = [specs[i % len(specs)] for i in range(num_players)]
     else:
@@ -202,18 +205,24 @@ class _Chunk:
 _POLICY_CACHE: dict[tuple, list[Policy]] = {}
 
 
-def _policies_for(config: RulesConfig, player_specs: Sequence[str]) -> list[Policy]:
-    """One policy per player, built once per process and reused (policies keep no game state)."""
+def _policies_for(config: RulesConfig, player_specs: Sequence[str],
+                  objects: dict[str, Policy] | None = None) -> list[Policy]:
+    """One policy per player, built once per process and reused (policies keep no game state).
+
+    ``objects`` maps the stand-in names of ready `Policy` objects to them (in-process runs only).
+    """
+    if objects:
+        return [objects[spec] if spec in objects else make_policy(spec, config) for spec in player_specs]
     key = (config, tuple(player_specs))
     if key not in _POLICY_CACHE:
         _POLICY_CACHE[key] = [make_policy(spec, config) for spec in player_specs]
     return _POLICY_CACHE[key]
 
 
-def _play_chunk(chunk: _Chunk) -> list[GameRecord]:
+def _play_chunk(chunk: _Chunk, objects: dict[str, Policy] | None = None) -> list[GameRecord]:
     """Top-level (spawn-safe) worker: play every game of a chunk."""
     config = RulesConfig.from_dict(chunk.rules)
-    players = _policies_for(config, chunk.player_specs)
+    players = _policies_for(config, chunk.player_specs, objects)
     encoder, encoding = ObservationEncoder(config), ActionEncoding(config)
     records = []
     for deal in chunk.deals:
@@ -393,8 +402,27 @@ class EvaluationResult:
 # ---------------------------------------------------------------------------
 
 
+def stand_in_names(players: Sequence["str | Policy"]) -> tuple[list[str], dict[str, Policy]]:
+    """Specs as they are, and a unique stand-in name (``policy:NAME``) for each `Policy` object."""
+    names, objects = [], {}
+    for player in players:
+        if isinstance(player, str):
+            names.append(player)
+            continue
+        if not isinstance(player, Policy):
+            raise ValueError(f"a player must be a spec string or a Policy, got {player!r}")
+        known = next((name for name, obj in objects.items() if obj is player), None)
+        if known is None:
+            known = f"policy:{getattr(player, 'name', type(player).__name__)}"
+            while known in objects:
+                known += "'"
+            objects[known] = player
+        names.append(known)
+    return names, objects
+
+
 def evaluate(
-    players: Sequence[str],
+    players: Sequence["str | Policy"],
     rules: RulesConfig | str | dict | None = None,
     games: int = 200,
     num_players: int | None = None,
@@ -405,7 +433,9 @@ def evaluate(
     """Play duplicate-deal matches between player specs and aggregate the results.
 
     Args:
-        players: player specs (``random``, ``heuristic``, ``expert:samples=32``, ...).
+        players: player specs (``random``, ``heuristic``, ``expert:samples=32``, ...)
+            or ready `Policy` objects (a trained network, say; ``workers=1`` only,
+            labelled ``policy:NAME``).
         rules: a `RulesConfig`, preset name, dict or None (standard); its
             ``num_players`` is replaced by ``num_players`` when given.
         games: games wanted; rounded up to whole deals (one deal = every
@@ -426,9 +456,14 @@ def evaluate(
     for name, value, minimum in (("games", games, 1), ("workers", workers, 1), ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    players, objects = stand_in_names(players)
+    if objects and workers != 1:
+        raise ValueError("Policy objects are played in this process only: use workers=1, "
+                         "or save the policy and pass its spec (checkpoint:PATH)")
     labels, player_specs, lineups = build_lineups(players, config.num_players)
     for spec in dict.fromkeys(player_specs):  # fail early, in this process, on a bad spec
-        make_policy(spec, config)
+        if spec not in objects:
+            make_policy(spec, config)
     games_per_deal = len(lineups) * config.num_players
     deals = math.ceil(games / games_per_deal)
     chunks = [
@@ -438,7 +473,7 @@ def evaluate(
     records: list[GameRecord] = []
     if workers == 1:
         for chunk in chunks:
-            done = _play_chunk(chunk)
+            done = _play_chunk(chunk, objects)
             records.extend(done)
             if progress:
                 progress(len(done))

@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from rouba_env import engine
 from rouba_env.actions import ActionEncoding
-from rouba_env.aec import ILLEGAL_ACTION_MODES, reward_function
+from rouba_env.aec import ILLEGAL_ACTION_MODES, check_option, reward_function
 from rouba_env.config import RulesConfig, make_rules
 from rouba_env.observation import ObservationEncoder
 from rouba_env.policy import Policy, make_policy
@@ -80,12 +80,10 @@ class SingleAgentEnv(gymnasium.Env):
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
             raise ValueError(f"seat must be 'random' or an int in 0..{n - 1}, got {seat!r}")
         self.seat_choice = seat
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {ILLEGAL_ACTION_MODES}")
+        check_option("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        check_option("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self.max_players = max_players
         self.actions = ActionEncoding(self.rules, max_players)

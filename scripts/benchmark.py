@@ -235,11 +235,57 @@ def bench_vector(args) -> list[dict]:
     return rows
 
 
+def bench_trainer(args) -> list[dict]:
+    """Our PPO trainer's learner steps/s (collection on the batched engine plus updates), default settings."""
+    import torch
+
+    from training.config import TrainConfig
+    from training.train import train
+
+    torch.set_num_threads(1)
+    steps = 30_000 if args.quick else args.trainer_steps
+    runs = []
+    for index in range(1 if args.quick else args.trainer_repeats):
+        with tempfile.TemporaryDirectory() as run_dir:
+            config = TrainConfig(run_dir=run_dir, seed=args.seed + index, total_steps=steps, eval_interval=0,
+                                 final_eval_games=0, progress=False, torch_threads=1,
+                                 **({"num_envs": 64} if args.quick else {}))
+            final = train(config, command="benchmark")
+        runs.append({"steps_per_s": final["learner_steps_per_second"], "games_per_s": None,
+                     "steps": final["learner_steps"], "seconds": final["seconds_training"]})
+    return [{"variant": "training/ PPO, default config", **summarize(runs)}]
+
+
+def bench_sb3(args) -> list[dict]:
+    """sb3-contrib MaskablePPO's learner steps/s on RoubaMonte-v0 (against random), for comparison."""
+    try:
+        import gymnasium
+        import torch
+        from sb3_contrib import MaskablePPO
+    except ImportError:
+        print("[benchmark] sb3: sb3-contrib is not installed, skipped", file=sys.stderr)
+        return []
+    torch.set_num_threads(1)
+    steps = 2048 if args.quick else args.sb3_steps
+    runs = []
+    for index in range(1 if args.quick else args.trainer_repeats):
+        env = gymnasium.make("RoubaMonte-v0", opponents="random", seat="random")
+        model = MaskablePPO("MlpPolicy", env, seed=args.seed + index, verbose=0, device="cpu")
+        start = time.perf_counter()
+        model.learn(total_timesteps=steps)
+        elapsed = time.perf_counter() - start
+        runs.append({"steps_per_s": model.num_timesteps / elapsed, "games_per_s": None,
+                     "steps": model.num_timesteps, "seconds": elapsed})
+    return [{"variant": "sb3-contrib MaskablePPO, defaults", **summarize(runs)}]
+
+
 SECTIONS: dict[str, Callable] = {
     "aec_wrapped": bench_aec_wrapped,
     "aec_raw": bench_aec_raw,
     "engine": bench_engine,
     "vector": bench_vector,
+    "trainer": bench_trainer,
+    "sb3": bench_sb3,
 }
 """Section name -> function(args) returning rows (dicts with ``variant``, ``steps_per_s``, ``games_per_s``)."""
 
@@ -265,6 +311,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cpu", type=int, default=None, help="core to pin to (default: the first allowed one)")
     parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results")
+    parser.add_argument("--trainer-steps", type=int, default=600_000, help="trainer: learner steps per run")
+    parser.add_argument("--sb3-steps", type=int, default=10_240, help="sb3: MaskablePPO steps per run")
+    parser.add_argument("--trainer-repeats", type=int, default=3, help="trainer and sb3: runs (median reported)")
     parser.add_argument("--quick", action="store_true", help="tiny budgets: a smoke run of every section")
     args = parser.parse_args(argv)
     if args.quick:
@@ -297,7 +346,7 @@ def print_table(sections: dict[str, list[dict]]) -> None:
                 notes.append(f"sampling {row['sample_ns_per_action']:.1f} ns/action")
                 notes.append(f"{row['mean_game_length']:.1f} moves/game")
             print(f"{name:<12} {row['variant']:<34} {format_rate(row['steps_per_s']):>9} "
-                  f"{format_rate(row['games_per_s']):>9}  {', '.join(notes)}")
+                  f"{format_rate(row.get('games_per_s')):>9}  {', '.join(notes)}")
 
 
 def write_json_atomically(path: Path, data: dict) -> None:

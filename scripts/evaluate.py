@@ -27,6 +27,7 @@ from pathlib import Path
 EXIT_USAGE = 2
 DEFAULT_GAMES = 200
 DEFAULT_OUTPUT_DIR = Path("runs") / "eval"
+RESULT_FILE_MODE = 0o644
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -68,6 +69,7 @@ def write_json_atomically(path: Path, data: dict) -> None:
         with os.fdopen(handle, "w") as stream:
             json.dump(data, stream, indent=1)
             stream.write("\n")
+        os.chmod(temp, RESULT_FILE_MODE)  # mkstemp makes it private; results are for everyone to read
         os.replace(temp, path)
     except BaseException:
         if os.path.exists(temp):

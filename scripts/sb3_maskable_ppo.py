@@ -44,6 +44,7 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--steps", type=int, default=50_000, help="MaskablePPO training steps")
     parser.add_argument("--opponent", default="random", help="player spec of the other seat")
+    parser.add_argument("--n-steps", type=int, default=2048, help="MaskablePPO rollout length per update")
     parser.add_argument("--games", type=int, default=400, help="duplicate-deal evaluation games")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -58,7 +59,7 @@ def main(argv=None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0, device="cpu")
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, seed=args.seed, verbose=0, device="cpu")
     started = time.perf_counter()
     model.learn(total_timesteps=args.steps)
     seconds = time.perf_counter() - started

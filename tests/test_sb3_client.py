@@ -25,3 +25,15 @@ def test_maskable_ppo_runs_a_few_thousand_steps():
         if terminated:
             assert reward in (-1.0, 0.0, 1.0)
             obs, info = env.reset()
+
+
+def test_example_script_trains_and_reports_a_win_rate():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, str(root / "scripts" / "sb3_maskable_ppo.py"), "--steps", "256", "--n-steps", "128",
+                             "--games", "8"], capture_output=True, text=True, timeout=300, cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert "win rate vs random:" in result.stdout and "duplicate games" in result.stdout

@@ -20,12 +20,12 @@ def test_benchmark_quick_writes_json(tmp_path):
     assert "steps/s" in completed.stdout
     data = json.loads(out.read_text())
     assert [p.name for p in out.parent.iterdir()] == ["results.json"]  # no temp file left behind
-    assert set(data["sections"]) == {"aec_wrapped", "aec_raw", "engine", "vector"}
+    assert set(data["sections"]) == {"aec_wrapped", "aec_raw", "engine", "vector", "trainer", "sb3"}
     assert data["machine"]["numpy"] and data["settings"]["quick"] is True
     for name, section in data["sections"].items():
         assert section["rows"], name
         for row in section["rows"]:
-            assert row["steps_per_s"] > 0 and row["games_per_s"] >= 0, (name, row["variant"])
+            assert row["steps_per_s"] > 0 and row.get("games_per_s", 0) >= 0, (name, row["variant"])
             assert row["runs"] and all(run["steps"] > 0 for run in row["runs"])
     vector_rows = data["sections"]["vector"]["rows"]
     assert {row["batch_size"] for row in vector_rows} == {1, 256}

@@ -31,21 +31,21 @@ class TrainConfig:
     """Table sizes to train on; several (e.g. 2 3 4) share one network through max_players."""
     max_players: int = 0
     """Observation/action padding; 0 means the largest of num_players."""
-    total_steps: int = 6_000_000
+    total_steps: int = 18_000_000
     """Learner decisions to train for (the learner's own turns only)."""
     num_envs: int = 1024
     """Games stepped in lockstep per table size."""
     rollout_steps: int = 48
     """Engine steps collected per update, before the open games are played to their end."""
-    learning_rate: float = 5e-4
+    learning_rate: float = 1e-3
     """Adam step size, annealed linearly to zero over the run."""
     gamma: float = 1.0
     """Discount; games are short and only their result counts."""
     gae_lambda: float = 0.95
     """GAE's bias/variance trade-off."""
-    update_epochs: int = 3
+    update_epochs: int = 4
     """Passes over each batch."""
-    minibatch_size: int = 8192
+    minibatch_size: int = 2048
     """Learner decisions per gradient step."""
     clip_coef: float = 0.2
     """PPO's probability-ratio clip."""
@@ -57,21 +57,22 @@ class TrainConfig:
     """Gradient norm clip."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the MLP's hidden layers."""
-    reward: str = "outcome"
-    """Training reward: outcome (+1/0/-1) or margin (score difference over the deck size)."""
-    self_play_weight: float = 0.3
+    reward: str = "margin"
+    """Training reward: margin (score difference over the deck size: a denser signal that learns
+    faster) or outcome (+1/0/-1). Evaluation always reports win rates."""
+    self_play_weight: float = 0.25
     """Share of games whose other seats are played by the current policy."""
-    past_self_weight: float = 0.2
+    past_self_weight: float = 0.15
     """Share of games against a snapshot of an earlier self from the pool."""
-    scripted_weight: float = 0.5
+    scripted_weight: float = 0.6
     """Share of games against a scripted player from scripted_opponents."""
-    scripted_opponents: tuple[str, ...] = ("greedy", "heuristic")
+    scripted_opponents: tuple[str, ...] = ("heuristic", "greedy")
     """Player specs of the scripted part of the opponent pool."""
     snapshot_interval: int = 20
     """Updates between snapshots of the learner added to the pool."""
     pool_size: int = 8
     """Most past snapshots kept (oldest dropped first)."""
-    eval_interval: int = 40
+    eval_interval: int = 100
     """Updates between evaluations against eval_opponents (0: only at the end)."""
     eval_games: int = 200
     """Duplicate-deal games per opponent at each periodic evaluation."""

@@ -1,0 +1,128 @@
+"""Evaluation: intervals, duplicate deals, ties, reproducibility, ratings."""
+
+import math
+
+import pytest
+
+from rouba_env.config import RulesConfig
+from rouba_env.evaluation import (
+    GameRecord,
+    build_lineups,
+    deal_seed,
+    evaluate,
+    margins,
+    mean_interval,
+    player_stats,
+    seating,
+    wilson_interval,
+    win_shares,
+)
+
+
+@pytest.mark.parametrize(
+    "wins, games, low, high",
+    [
+        (50, 100, 0.4038, 0.5962),
+        (8, 10, 0.4902, 0.9433),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (1, 1, 0.2065, 1.0),
+    ],
+)
+def test_wilson_interval_known_values(wins, games, low, high):
+    got_low, got_high = wilson_interval(wins, games)
+    assert got_low == pytest.approx(low, abs=1e-4)
+    assert got_high == pytest.approx(high, abs=1e-4)
+
+
+def test_wilson_interval_rejects_bad_input():
+    with pytest.raises(ValueError, match="games"):
+        wilson_interval(0, 0)
+    with pytest.raises(ValueError, match="wins"):
+        wilson_interval(11, 10)
+
+
+def test_mean_interval_is_normal_approximation():
+    mean, low, high = mean_interval([1.0, 2.0, 3.0, 4.0])
+    half = 1.959963984540054 * math.sqrt(5 / 3) / 2
+    assert mean == 2.5 and low == pytest.approx(2.5 - half) and high == pytest.approx(2.5 + half)
+    assert mean_interval([7.0]) == (7.0, None, None)
+
+
+def test_ties_count_one_over_k():
+    assert win_shares([5, 5]) == [0.5, 0.5]
+    assert win_shares([3, 5, 5]) == [0.0, 0.5, 0.5]
+    assert win_shares([4, 4, 4]) == pytest.approx([1 / 3] * 3)
+    assert win_shares([9, 1, 2]) == [1.0, 0.0, 0.0]
+    assert margins([10, 4, 4]) == [6.0, -3.0, -3.0]
+    records = [
+        GameRecord(0, 0, 0, 1, (0, 1), (26, 26)),
+        GameRecord(0, 0, 1, 1, (1, 0), (20, 30)),
+    ]
+    stats = player_stats("a", "a", 0, records)
+    assert stats.games == 2 and stats.wins == 1.5 and stats.win_rate == 0.75
+    assert stats.per_seat[0]["wins"] == 0.5 and stats.per_seat[1]["wins"] == 1.0
+
+
+def test_seatings_rotate_every_player_through_every_seat():
+    assert seating((0, 1), 0) == (0, 1) and seating((0, 1), 1) == (1, 0)
+    seats = {seating((0, 1, 2), r) for r in range(3)}
+    assert seats == {(0, 1, 2), (2, 0, 1), (1, 2, 0)}
+    labels, specs, lineups = build_lineups(["a", "b"], 4)
+    assert labels == ["a", "b", "a#2", "b#2"] and specs == ["a", "b", "a", "b"] and lineups == [(0, 1, 2, 3)]
+    labels, _, lineups = build_lineups(["a", "b", "c"], 2)
+    assert lineups == [(0, 1), (0, 2), (1, 2)]
+
+
+def test_duplicate_deals_permute_seats_over_the_same_deals():
+    result = evaluate(["random", "greedy"], games=6, seed=4)
+    assert result.games == 6 and result.deals == 3
+    by_deal = {}
+    for record in result.records:
+        by_deal.setdefault(record.deal, []).append(record)
+    for deal, records in by_deal.items():
+        assert {r.deal_seed for r in records} == {deal_seed(4, deal)}, "one deal seed per deal"
+        assert sorted(r.seats for r in records) == [(0, 1), (1, 0)], "both seatings of the same deal"
+    assert len({r.deal_seed for r in result.records}) == 3
+
+
+def test_three_players_every_rotation_and_a_rating_table():
+    result = evaluate(["random", "greedy", "heuristic"], games=6, seed=2)
+    assert result.games == 6 and result.rules.num_players == 3
+    for deal in range(result.deals):
+        seatings = sorted(r.seats for r in result.records if r.deal == deal)
+        assert seatings == sorted(seating((0, 1, 2), r) for r in range(3))
+    assert result.ratings is not None and len(result.ratings) == 3
+    for row in result.ratings:
+        assert set(row) == {"player", "mu", "sigma", "ordinal"}
+        assert row["ordinal"] == pytest.approx(row["mu"] - 3 * row["sigma"])
+    for stats in result.players:
+        assert set(stats.per_seat) == {0, 1, 2}
+    assert "rating" in result.format_table()
+
+
+def test_two_players_have_no_rating_but_a_pool_has():
+    assert evaluate(["random", "greedy"], games=2, seed=0).ratings is None
+    pool = evaluate(["random", "greedy", "heuristic"], games=6, num_players=2, seed=0)
+    assert len(pool.lineups) == 3 and pool.games == 6 and pool.ratings is not None
+    assert len(pool.lineup_results) == 3
+
+
+def test_same_seed_same_results_also_with_workers():
+    first = evaluate(["random", "greedy"], games=8, seed=11)
+    again = evaluate(["random", "greedy"], games=8, seed=11)
+    assert first.records == again.records
+    other = evaluate(["random", "greedy"], games=8, seed=12)
+    assert other.records != first.records
+    parallel = evaluate(["random", "greedy"], games=8, seed=11, workers=2)
+    assert parallel.records == first.records
+    assert parallel.to_dict()["results"] == first.to_dict()["results"]
+
+
+def test_rules_and_specs_are_checked():
+    with pytest.raises(ValueError, match="unknown player"):
+        evaluate(["random", "nobody"], games=2)
+    with pytest.raises(ValueError, match="games"):
+        evaluate(["random", "greedy"], games=0)
+    result = evaluate(["random", "greedy"], rules=RulesConfig(num_players=2, take_all=True), games=2)
+    assert result.rules.take_all and result.to_dict()["rules"]["take_all"] is True
