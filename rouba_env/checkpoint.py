@@ -28,7 +28,7 @@ from torch import nn
 from rouba_env.config import RulesConfig
 from rouba_env.actions import action_repadding_index
 from rouba_env.observation import OBSERVATION_VERSION, repadding_index
-from rouba_env.policy import BasePolicy, check_mask, register_policy
+from rouba_env.policy import BasePolicy, check_mask
 
 WEIGHTS_FILE = "model.safetensors"
 METADATA_FILE = "metadata.json"
@@ -239,13 +239,12 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
                          name=f"checkpoint:{path_or_name}")
 
 
-def _checkpoint_factory(rules: RulesConfig, max_players: int | None, argument: str | None = None,
-                        deterministic: str = "false") -> NetworkPolicy:
+def checkpoint_player(rules: RulesConfig, max_players: int | None, argument: str | None = None,
+                      deterministic: str = "false") -> NetworkPolicy:
+    """The ``checkpoint:PATH_OR_NAME[,deterministic=true]`` player spec (see `rouba_env.policy`)."""
     if argument is None:
         raise ValueError("a checkpoint spec needs a path or name: checkpoint:PATH or checkpoint:2p")
     if deterministic not in ("true", "false"):
         raise ValueError(f"deterministic must be true or false, got {deterministic!r}")
     return load_policy(argument, rules, max_players, deterministic=deterministic == "true")
 
-
-register_policy("checkpoint", _checkpoint_factory)

@@ -114,13 +114,8 @@ def known_players() -> list[str]:
 
 
 def _load_builtin_players() -> None:
-    # Scripted agents and checkpoints register themselves on import.
+    # Scripted agents register themselves on import.
     import rouba_env.agents  # noqa: F401
-
-    try:
-        import rouba_env.checkpoint  # noqa: F401
-    except ImportError:  # pragma: no cover - the checkpoint module arrives with the trainer
-        pass
 
 
 def make_policy(spec: "str | Policy", rules: RulesConfig, max_players: int | None = None) -> Policy:
@@ -142,4 +137,12 @@ def make_policy(spec: "str | Policy", rules: RulesConfig, max_players: int | Non
         raise ValueError(f"bad options in player spec {spec!r}: {error}") from None
 
 
+def _checkpoint_player(rules: RulesConfig, max_players: int | None, **options) -> Policy:
+    """``checkpoint:PATH_OR_NAME`` players; torch is imported only now, when one is loaded."""
+    from rouba_env.checkpoint import checkpoint_player
+
+    return checkpoint_player(rules, max_players, **options)
+
+
 register_policy("random", lambda rules, max_players: RandomPolicy(rules, max_players))
+register_policy("checkpoint", _checkpoint_player)

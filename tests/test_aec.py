@@ -138,3 +138,13 @@ def test_import_does_not_pull_torch():
 
     code = "import sys, rouba_env, rouba_env.aec, rouba_env.policy; assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_scripted_players_do_not_pull_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from rouba_env import preset; from rouba_env.policy import make_policy; "
+            "[make_policy(s, preset('standard')) for s in ('random', 'greedy', 'heuristic', 'expert')]; "
+            "assert 'torch' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

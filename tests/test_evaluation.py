@@ -126,3 +126,21 @@ def test_rules_and_specs_are_checked():
         evaluate(["random", "greedy"], games=0)
     result = evaluate(["random", "greedy"], rules=RulesConfig(num_players=2, take_all=True), games=2)
     assert result.rules.take_all and result.to_dict()["rules"]["take_all"] is True
+
+
+def test_policy_objects_are_evaluated_in_process():
+    from rouba_env.config import preset
+    from rouba_env.evaluation import evaluate
+    from rouba_env.policy import RandomPolicy
+
+    rules = preset("standard", num_players=3)
+    mine = RandomPolicy(rules)
+    result = evaluate([mine, "greedy", "greedy"], rules=rules, games=6, seed=1)
+    assert result.labels == ["policy:random", "greedy", "greedy#2"]
+    assert result.players[0].games == 6 and result.ratings is not None
+    same_spec = evaluate(["random", "greedy", "greedy"], rules=rules, games=6, seed=1)
+    assert [r.scores for r in result.records] == [r.scores for r in same_spec.records]
+    with pytest.raises(ValueError, match="use workers=1"):
+        evaluate([mine, "greedy"], games=2, workers=2)
+    with pytest.raises(ValueError, match="must be a spec string or a Policy"):
+        evaluate([42, "greedy"], games=2)
