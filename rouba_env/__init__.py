@@ -22,6 +22,13 @@ def env(**kwargs):
     return aec.env(**kwargs)
 
 
+def load_policy(path_or_name, rules=None, max_players=None, deterministic=False):
+    """A trained `Policy` from a checkpoint path or shipped name (imports torch; see `rouba_env.checkpoint`)."""
+    from rouba_env.checkpoint import load_policy as load
+
+    return load(path_or_name, rules, max_players, deterministic)
+
+
 def raw_env(**kwargs):
     """Unwrapped PettingZoo AEC environment."""
     from rouba_env import aec
@@ -41,6 +48,7 @@ __all__ = [
     "apply_move",
     "env",
     "legal_moves",
+    "load_policy",
     "make_rules",
     "new_game",
     "preset",

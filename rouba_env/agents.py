@@ -864,7 +864,7 @@ EXPERT_DEFAULT_SAMPLES = 64
 
 64 is the largest power of two that keeps 2,000 two-player games against
 ``heuristic`` within about ten minutes on two busy cores; it wins about 57%
-of them (benchmarks/LADDER.md). 16 samples were no better than the heuristic."""
+of them (scripts/results/LADDER.md). 16 samples were no better than the heuristic."""
 EXPERT_MARGIN_WEIGHT = 0.5
 """Weight of the final margin (over the deck size) next to the outcome (+1 win, 0 tie, -1 loss)."""
 PRIOR_WEIGHT = 1e-6
@@ -972,7 +972,7 @@ class ExpertPolicy(BasePolicy):
     remain (`sample_count`), keeping the work per decision roughly flat.
     Default ``samples=64``: about 15 ms per two-player decision on one core
     with the batched engine, and clearly stronger than ``heuristic`` (see
-    benchmarks/LADDER.md).
+    scripts/results/LADDER.md).
 
     Spec options: ``samples`` (int >= 1), ``rollout`` (greedy | heuristic),
     ``z`` (float >= 0), ``margin_weight`` (float >= 0), ``max_scale``

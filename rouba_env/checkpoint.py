@@ -35,6 +35,9 @@ METADATA_FILE = "metadata.json"
 CHECKPOINT_FORMAT = "rouba_env-policy-1"
 """Identifies our metadata files; bumped if their meaning changes."""
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+RULES_THAT_MUST_MATCH = ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers",
+                         "table_cards", "hand_size", "decks")
+"""Rule fields a policy can only play as trained; the table size may differ within its padding."""
 MASKED_LOGIT = -1e8
 """Logit given to illegal actions: far below any real logit, still finite in float32."""
 
@@ -83,7 +86,7 @@ class NetworkPolicy(BasePolicy):
 
     def __init__(self, network: ActorCritic, rules: RulesConfig, max_players: int | None = None,
                  network_players: int | None = None, deterministic: bool = False, name: str = "network",
-                 device: str = "cpu"):
+                 device: str | None = None):
         super().__init__(rules, max_players)
         env_players = self.encoder.max_players
         network_players = env_players if network_players is None else network_players
@@ -104,7 +107,7 @@ class NetworkPolicy(BasePolicy):
         self.network = network
         self.deterministic = deterministic
         self.name = name
-        self.device = torch.device(device)
+        self.device = torch.device(device) if device is not None else next(network.parameters()).device
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -184,6 +187,16 @@ def read_metadata(folder: Path) -> dict:
         raise ValueError(f"{meta_path} is not valid JSON ({error}); the checkpoint is damaged") from None
     if not isinstance(metadata, dict) or metadata.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{meta_path} is not a rouba_env policy checkpoint (format {CHECKPOINT_FORMAT!r} expected)")
+    expected = {"observation_version": int, "obs_size": int, "num_actions": int, "max_players": int,
+                "hidden_sizes": list, "rules": dict}
+    for key, kind in expected.items():
+        if not isinstance(metadata.get(key), kind) or isinstance(metadata.get(key), bool):
+            raise ValueError(f"{meta_path}: field {key!r} is missing or not a {kind.__name__} "
+                             f"(got {metadata.get(key)!r}); the checkpoint is damaged")
+    try:
+        RulesConfig.from_dict(metadata["rules"])
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"{meta_path}: its rules are invalid: {error}") from None
     return metadata
 
 
@@ -226,10 +239,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     trained = RulesConfig.from_dict(metadata["rules"])
     trained_max = int(metadata["max_players"])
     rules = trained if rules is None else rules
-    differences = [
-        name for name in ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers")
-        if getattr(rules, name) != getattr(trained, name)
-    ]
+    differences = [name for name in RULES_THAT_MUST_MATCH if getattr(rules, name) != getattr(trained, name)]
     if differences:
         raise ValueError(f"checkpoint {path_or_name!r} was trained with other rules: {differences} differ "
                          f"(trained: { {d: getattr(trained, d) for d in differences} })")

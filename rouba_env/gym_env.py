@@ -104,6 +104,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.observation_space = vector
         self.action_space = LegalDiscrete(self.actions.size, self._current_mask)
         self.game: engine.GameState | None = None
+        self._ended_by_illegal_action = False
         self.learner = 0
         self.opponents: list[Policy] = []
 
@@ -166,6 +167,7 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             self.opponents = self._fixed_opponents
         self.game = engine.new_game(self.rules, rng)
+        self._ended_by_illegal_action = False
         self._play_opponents()
         if self.render_mode == "human":
             self.render()
@@ -174,7 +176,7 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action):
         if self.game is None:
             raise RuntimeError("call reset() before step()")
-        if engine.is_terminal(self.game):
+        if engine.is_terminal(self.game) or self._ended_by_illegal_action:
             raise RuntimeError("the episode is over; call reset()")
         move = self.actions.decode(action)
         if not engine.is_legal(self.game, move):
@@ -185,6 +187,7 @@ class SingleAgentEnv(gymnasium.Env):
                 )
             info = self._info()
             info["illegal_action"] = True
+            self._ended_by_illegal_action = True
             return self._observation(), self.illegal_reward, True, False, info
         self.game = engine.apply_move(self.game, move)
         self._play_opponents()

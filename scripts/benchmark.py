@@ -47,7 +47,7 @@ import rouba_env  # noqa: E402
 from rouba_env import engine  # noqa: E402
 from rouba_env.config import PRESET_FIELDS, preset  # noqa: E402
 
-DEFAULT_JSON = "benchmarks/results.json"
+DEFAULT_JSON = "scripts/results/results.json"
 SCHEMA_VERSION = 1
 
 

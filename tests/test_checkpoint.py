@@ -46,7 +46,7 @@ def test_load_errors_say_what_is_wrong(saved, tmp_path):
     with pytest.raises(ValueError, match="trained with other rules"):
         load_policy(saved, rules=preset("jokers"))
     with pytest.raises(ValueError, match="plays at most 4 players, not 5"):
-        load_policy(saved, rules=preset("standard", num_players=5))
+        load_policy(saved, rules=preset("standard", num_players=5, decks=1))
     truncated = tmp_path / "truncated"
     truncated.mkdir()
     (truncated / "metadata.json").write_text((saved / "metadata.json").read_text())
@@ -88,3 +88,18 @@ def test_shipped_checkpoints_load_and_play():
         mask = ActionEncoding(rules).mask(new_game(rules, np.random.default_rng(0)))
         obs = ObservationEncoder(rules).encode(new_game(rules, np.random.default_rng(0)), 0)
         assert mask[policy.act(obs, mask, np.random.default_rng(1))]
+
+
+def test_damaged_metadata_fields_and_other_table_rules_are_named(saved, tmp_path):
+    meta = json.loads((saved / "metadata.json").read_text())
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "model.safetensors").write_bytes((saved / "model.safetensors").read_bytes())
+    (broken / "metadata.json").write_text(json.dumps({k: v for k, v in meta.items() if k != "obs_size"}))
+    with pytest.raises(ValueError, match="field 'obs_size' is missing"):
+        load_policy(broken)
+    with pytest.raises(ValueError, match=r"\['table_cards'\] differ"):
+        load_policy(saved, rules=preset("eight_table"))
+    import rouba_env
+
+    assert rouba_env.load_policy(saved).name.startswith("checkpoint:")

@@ -114,3 +114,15 @@ def test_render_shows_the_learners_hand():
     env = SingleAgentEnv(render_mode="ansi", seat=1)
     env.reset(seed=3)
     assert "player 1's hand:" in env.render()
+
+
+def test_an_episode_ended_by_an_illegal_action_stays_over():
+    env = SingleAgentEnv(illegal_action="terminate")
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert terminated and reward == -1.0 and info["illegal_action"]
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    env.reset(seed=1)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))

@@ -18,7 +18,9 @@ def evaluate_network(network: ActorCritic, rules: RulesConfig, max_players: int,
     each opponent spec at a table of ``rules.num_players`` seats (the opponent
     fills every other seat), over the same duplicate deals.
     """
-    learner = NetworkPolicy(network, rules, None, network_players=max_players, deterministic=True, name="learner")
+    device = next(network.parameters()).device
+    learner = NetworkPolicy(network, rules, None, network_players=max_players, deterministic=True, name="learner",
+                            device=str(device))
     rows = []
     for opponent in opponents:
         lineup = [learner] + [opponent] * (rules.num_players - 1)

@@ -43,6 +43,8 @@ EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_
 LOSS_PARTS = {"policy_loss": "policy", "value_loss": "value", "entropy": "entropy", "approx_kl": "approx_kl",
               "clip_fraction": "clip_fraction"}
 """Metric column -> `LossParts` field."""
+SHAPE_FIELDS = ("num_players", "max_players", "hidden_sizes", "rules")
+"""Settings a resumed run cannot change: they fix the network's input and output sizes."""
 CHECKPOINT_FILE = "checkpoint.pt"
 POLICY_DIR = "policy"
 
@@ -129,7 +131,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
         raise RuntimeError("--device cuda asked for, but torch sees no CUDA device")
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
-    command = command or " ".join([Path(sys.argv[0]).name] + sys.argv[1:])
+    command = command or " ".join(["python"] + sys.argv)
 
     # Seeding: numpy for the engine, seats and opponents; torch for weights and sampling.
     rng = np.random.default_rng(config.seed)
@@ -148,19 +150,26 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
                         config.pool_size)
 
     learner_steps, engine_steps, games, update, elapsed = 0, 0, 0, 0, 0.0
+    latest_eval: list[dict] = []
     checkpoint_path = run_dir / CHECKPOINT_FILE
     if resume:
         if not checkpoint_path.exists():
             raise FileNotFoundError(f"--resume: no {CHECKPOINT_FILE} in {run_dir}")
-        saved = torch.load(checkpoint_path, map_location=device, weights_only=True)
-        if saved["config"] != config.to_dict() | {"total_steps": saved["config"]["total_steps"]}:
-            changed = sorted(k for k, v in saved["config"].items() if config.to_dict().get(k) != v)
+        # RNG states must stay on the CPU; load_state_dict moves weights to the parameters' device.
+        saved = torch.load(checkpoint_path, map_location="cpu", weights_only=True)
+        changed = sorted(k for k, v in saved["config"].items() if config.to_dict().get(k) != v)
+        fixed = sorted(set(changed) & set(SHAPE_FIELDS))
+        if fixed:
+            raise ValueError(f"--resume: {fixed} differ from the checkpoint's "
+                             f"({ {k: saved['config'][k] for k in fixed} }); they fix the network's shape")
+        if set(changed) - {"total_steps"}:
             print(f"note: resuming with changed settings {changed}", file=sys.stderr)
         network.load_state_dict(saved["network"])
         optimizer.load_state_dict(saved["optimizer"])
         pool.load_state_dict(saved["pool"], network)
         learner_steps, engine_steps, games = saved["learner_steps"], saved["engine_steps"], saved["games"]
         update, elapsed = saved["update"], saved["seconds"]
+        latest_eval = list(saved.get("latest_eval", []))
         rng.bit_generator.state = saved["numpy_rng"]
         torch.set_rng_state(saved["torch_rng"])
         generator.set_state(saved["generator"])
@@ -178,7 +187,6 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
     writer = SummaryWriter(str(run_dir / "tb"))
     bar = tqdm(total=config.total_steps, initial=min(learner_steps, config.total_steps), unit="step",
                disable=not config.progress, dynamic_ncols=True, desc="training")
-    latest_eval: list[dict] = []
 
     def save_checkpoint() -> None:
         save_policy(run_dir / POLICY_DIR, network, tables[0], max_players, extra={
@@ -191,7 +199,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
             "pool": pool.state_dict(), "learner_steps": learner_steps, "engine_steps": engine_steps,
             "games": games, "update": update, "seconds": elapsed, "numpy_rng": rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "generator": generator.get_state(),
-            "observation_version": OBSERVATION_VERSION,
+            "observation_version": OBSERVATION_VERSION, "latest_eval": latest_eval,
         }, checkpoint_path)
 
     def run_evaluation(games_per_opponent: int) -> list[dict]:
@@ -222,17 +230,20 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
         obs, mask, actions = to_tensor(batch.obs), to_tensor(batch.mask), to_tensor(batch.actions)
         old_log_probs, advantages, returns = to_tensor(batch.log_probs), to_tensor(batch.advantages), to_tensor(batch.returns)
         size = len(batch.actions)
+        # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        minibatches = max(1, round(size / config.minibatch_size))
         stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
         for _ in range(config.update_epochs):
             order = torch.randperm(size, generator=generator, device=device)
-            for start in range(0, size, config.minibatch_size):
-                rows = order[start : start + config.minibatch_size]
+            for rows in torch.tensor_split(order, minibatches):
                 logits, values = network(obs[rows])
                 dist = MaskedCategorical(logits, mask[rows])
-                minibatch_advantages = advantages[rows]
-                minibatch_advantages = (minibatch_advantages - minibatch_advantages.mean()) / (minibatch_advantages.std() + 1e-8)
-                loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], minibatch_advantages, values,
+                loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], advantages[rows], values,
                                 returns[rows], dist.entropy(), config.clip_coef, config.vf_coef, config.ent_coef)
+                if not torch.isfinite(loss.total):
+                    raise RuntimeError(f"the loss became {float(loss.total)} at update {update + 1}; "
+                                       f"lower --learning-rate or check the run's settings")
                 optimizer.zero_grad()
                 loss.total.backward()
                 torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
