@@ -110,3 +110,12 @@ def test_train_script_rejects_bad_settings():
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2 and "num_envs must be positive" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_resume_refuses_a_different_network_shape(tmp_path):
+    config = dict(TINY, total_steps=300, final_eval_games=0, eval_interval=0)
+    train(TrainConfig(run_dir=str(tmp_path), **config))
+    with pytest.raises(ValueError, match=r"--resume: \['hidden_sizes'\] differ"):
+        train(TrainConfig(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=600)), resume=True)
+    with pytest.raises(FileNotFoundError, match="no checkpoint.pt"):
+        train(TrainConfig(run_dir=str(tmp_path / "empty"), **config), resume=True)
