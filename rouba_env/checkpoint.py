@@ -250,8 +250,12 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
 
 
 def checkpoint_player(rules: RulesConfig, max_players: int | None, argument: str | None = None,
-                      deterministic: str = "false") -> NetworkPolicy:
-    """The ``checkpoint:PATH_OR_NAME[,deterministic=true]`` player spec (see `rouba_env.policy`)."""
+                      deterministic: str = "true") -> NetworkPolicy:
+    """The ``checkpoint:PATH_OR_NAME[,deterministic=false]`` player spec (see `rouba_env.policy`).
+
+    By default the policy plays its most likely legal action, as in the trainer's
+    evaluations; ``deterministic=false`` samples from its distribution instead.
+    """
     if argument is None:
         raise ValueError("a checkpoint spec needs a path or name: checkpoint:PATH or checkpoint:2p")
     if deterministic not in ("true", "false"):

@@ -107,11 +107,11 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
     left.axhline(0.5, color="grey", linestyle="--", linewidth=1)
     left.set(xlabel="learner steps", ylabel="win rate (95% interval)", title="Evaluation (duplicate deals)", ylim=(0, 1))
     if left.get_legend_handles_labels()[0]:
-        left.legend()
+        left.legend(fontsize="small")
     with metrics_path.open(newline="") as stream:
         metrics = list(csv.DictReader(stream))
     right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics])
-    right.set(xlabel="learner steps", ylabel="mean final reward", title="Training games (mixed opponents)")
+    right.set(xlabel="learner steps", ylabel="mean final training reward", title="Training games (mixed opponents)")
     figure.tight_layout()
     path = run_dir / "learning_curve.png"
     handle, temp = tempfile.mkstemp(dir=run_dir, suffix=".png")
