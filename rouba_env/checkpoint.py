@@ -35,6 +35,8 @@ METADATA_FILE = "metadata.json"
 CHECKPOINT_FORMAT = "rouba_env-policy-1"
 """Identifies our metadata files; bumped if their meaning changes."""
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+SHIPPED_ALIASES = {"3p": "mixed", "4p": "mixed"}
+"""Shipped names served by another shipped policy (one network plays 2, 3 and 4 players)."""
 RULES_THAT_MUST_MATCH = ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers",
                          "table_cards", "hand_size", "decks")
 """Rule fields a policy can only play as trained; the table size may differ within its padding."""
@@ -170,11 +172,12 @@ def resolve_checkpoint(path_or_name: str | Path) -> Path:
         path = path.parent
     if path.is_dir():
         return path
-    shipped = SHIPPED_DIR / str(path_or_name)
+    shipped = SHIPPED_DIR / SHIPPED_ALIASES.get(str(path_or_name), str(path_or_name))
     if shipped.is_dir():
         return shipped
     names = sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / METADATA_FILE).is_file()) if SHIPPED_DIR.is_dir() else []
-    raise FileNotFoundError(f"no checkpoint at {str(path_or_name)!r}: not a folder or file, nor a shipped checkpoint ({names})")
+    raise FileNotFoundError(f"no checkpoint at {str(path_or_name)!r}: not a folder or file, nor a shipped checkpoint "
+                            f"({names + sorted(SHIPPED_ALIASES)})")
 
 
 def read_metadata(folder: Path) -> dict:

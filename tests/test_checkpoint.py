@@ -103,3 +103,14 @@ def test_damaged_metadata_fields_and_other_table_rules_are_named(saved, tmp_path
     import rouba_env
 
     assert rouba_env.load_policy(saved).name.startswith("checkpoint:")
+
+
+def test_shipped_names_cover_two_three_and_four_players():
+    for name, players in (("2p", 2), ("3p", 3), ("4p", 4), ("mixed", 4)):
+        rules = preset("standard", num_players=players)
+        policy = make_policy(f"checkpoint:{name}", rules)
+        state = new_game(rules, np.random.default_rng(players))
+        mask = ActionEncoding(rules).mask(state)
+        assert mask[policy.act(ObservationEncoder(rules).encode(state, 0), mask, np.random.default_rng(0))]
+    with pytest.raises(ValueError, match="plays at most 2 players, not 3"):
+        make_policy("checkpoint:2p", preset("standard", num_players=3))

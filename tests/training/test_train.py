@@ -119,3 +119,9 @@ def test_resume_refuses_a_different_network_shape(tmp_path):
         train(TrainConfig(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=600)), resume=True)
     with pytest.raises(FileNotFoundError, match="no checkpoint.pt"):
         train(TrainConfig(run_dir=str(tmp_path / "empty"), **config), resume=True)
+
+
+def test_a_checkpoint_can_join_the_opponent_pool(tmp_path):
+    final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=400, scripted_opponents=("checkpoint:2p",),
+                                                            scripted_weight=1.0, final_eval_games=0, eval_interval=0)))
+    assert final["learner_steps"] >= 400
