@@ -19,7 +19,7 @@ from rouba_env.config import RulesConfig, make_rules
 from rouba_env.observation import ObservationEncoder
 from rouba_env.render import render_text
 
-REWARD_MODES = ("outcome", "margin")
+REWARD_MODES = engine.REWARD_MODES
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
@@ -125,16 +125,18 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         move = self.actions.decode(action)
-        if not engine.is_legal(self.game, move):
+        try:
+            next_game = engine.apply_move(self.game, move)  # validates the move once
+        except ValueError:
             legal = self.actions.legal_actions(self.game)
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {int(action)} ({move}) for {agent}; legal actions: {legal}"
-                )
+                ) from None
             self._end({a: (self.illegal_reward if a == agent else 0.0) for a in self.agents}, illegal=True)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.game = engine.apply_move(self.game, move)
+        self.game = next_game
         if engine.is_terminal(self.game):
             rewards = self._reward_fn(self.game)
             self._end({a: rewards[self.agent_name_mapping[a]] for a in self.agents}, illegal=False)

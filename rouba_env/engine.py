@@ -347,6 +347,10 @@ def winners(state: GameState) -> list[int]:
     return [seat for seat, p in enumerate(points) if p == best]
 
 
+REWARD_MODES = ("outcome", "margin")
+"""Final-reward modes: `outcome_rewards` and `margin_rewards`."""
+
+
 def outcome_rewards(state: GameState) -> list[float]:
     """+1 to a sole winner, 0 to players tied for the top, -1 to the rest."""
     top = winners(state)

@@ -179,17 +179,19 @@ class SingleAgentEnv(gymnasium.Env):
         if engine.is_terminal(self.game) or self._ended_by_illegal_action:
             raise RuntimeError("the episode is over; call reset()")
         move = self.actions.decode(action)
-        if not engine.is_legal(self.game, move):
+        try:
+            next_game = engine.apply_move(self.game, move)  # validates the move once
+        except ValueError:
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {int(action)} ({move}) for the learner in seat {self.learner}; "
                     f"legal actions: {self.actions.legal_actions(self.game)}"
-                )
+                ) from None
             info = self._info()
             info["illegal_action"] = True
             self._ended_by_illegal_action = True
             return self._observation(), self.illegal_reward, True, False, info
-        self.game = engine.apply_move(self.game, move)
+        self.game = next_game
         self._play_opponents()
         terminated = engine.is_terminal(self.game)
         reward = float(self._reward_fn(self.game)[self.learner]) if terminated else 0.0

@@ -46,11 +46,11 @@ from rouba_env.engine import (
 from rouba_env.observation import EMPTY_SLOT, PILE_TOP_SLOTS, RULE_FLAGS, ObservationEncoder
 
 BACKENDS = ("auto", "numba", "numpy")
-REWARD_MODES = ("outcome", "margin")
+REWARD_MODES = engine.REWARD_MODES
 
 R = NUM_RANK_SLOTS  # 14 rank slots: 13 ranks + joker
 JR = NUM_RANKS  # joker rank slot / first joker kind
-NUM_KINDS = 2 * NUM_RANKS
+NUM_KINDS = engine.NUM_KINDS
 
 _MASK63 = np.uint64((1 << 63) - 1)
 _MASK64 = (1 << 64) - 1
