@@ -10,6 +10,8 @@ from rouba_env.actions import ActionEncoding
 from rouba_env.config import PRESET_FIELDS, RulesConfig, make_rules, preset
 from rouba_env.engine import GameState, Move, apply_move, legal_moves, new_game, scores, start_game, winners
 from rouba_env.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.evaluation import evaluate
+from rouba_env.vector import VectorGame
 from rouba_env.gym_env import ENV_ID, SingleAgentEnv, register as _register_gymnasium
 
 _register_gymnasium()
@@ -45,8 +47,10 @@ __all__ = [
     "PRESET_FIELDS",
     "RulesConfig",
     "SingleAgentEnv",
+    "VectorGame",
     "apply_move",
     "env",
+    "evaluate",
     "legal_moves",
     "load_policy",
     "make_rules",
