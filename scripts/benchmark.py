@@ -7,7 +7,7 @@ and registering it in `SECTIONS`):
 * ``aec_wrapped``: ``rouba_env.env()`` (PettingZoo, order-enforcing wrapper);
 * ``aec_raw``: ``rouba_env.raw_env()``;
 * ``engine``: the reference engine alone (``new_game`` / ``legal_moves`` / ``apply_move``);
-* ``vector``: `rouba_env.vector.VectorGame` at several batch sizes and backends.
+* ``vector``: `rouba_env.batched.game.VectorGame` at several batch sizes.
   Actions are drawn with ``VectorGame.random_actions`` (one batched pass over
   the masks); ``steps_per_s`` includes that cost, ``step_only_per_s`` leaves it
   out and ``sample_ns_per_action`` reports it. Games/s is steps/s over the mean
@@ -44,8 +44,8 @@ from typing import Callable  # noqa: E402
 import numpy as np  # noqa: E402
 
 import rouba_env  # noqa: E402
-from rouba_env import engine  # noqa: E402
-from rouba_env.config import PRESET_FIELDS, preset  # noqa: E402
+from rouba_env.rules import engine  # noqa: E402
+from rouba_env.rules.config import PRESET_FIELDS, preset  # noqa: E402
 
 DEFAULT_JSON = "scripts/results/results.json"
 SCHEMA_VERSION = 1
@@ -172,11 +172,11 @@ def bench_engine(args) -> list[dict]:
     return [{"variant": f"engine {args.rules} {args.players}p", **repeat(args, measure)}]
 
 
-def mean_game_length(rules, backend: str, games: int = 256, seed: int = 0) -> float:
+def mean_game_length(rules, games: int = 256, seed: int = 0) -> float:
     """Mean moves per game under random play, from ``games`` complete games (no auto-reset)."""
-    from rouba_env.vector import VectorGame
+    from rouba_env.batched.game import VectorGame
 
-    game = VectorGame(rules, games, seed=seed, auto_reset=False, backend=backend)
+    game = VectorGame(rules, games, seed=seed, auto_reset=False)
     game.reset()
     rng = np.random.default_rng(seed)
     while (game.current >= 0).any():
@@ -187,51 +187,49 @@ def mean_game_length(rules, backend: str, games: int = 256, seed: int = 0) -> fl
 def bench_vector(args) -> list[dict]:
     """Games/s is steps/s over the mean game length: counting ``done`` per run would be quantised, since
     slots that start together stay in step when every game has the same length (48 moves at 2 players)."""
-    from rouba_env.vector import VectorGame, numba_available
+    from rouba_env.batched.game import VectorGame
 
     rules = preset(args.rules, num_players=args.players)
-    backends = [b for b in args.backends if b != "numba" or numba_available()]
-    game_length = mean_game_length(rules, "numpy", seed=args.seed)
+    game_length = mean_game_length(rules, seed=args.seed)
     rows = []
-    for backend in backends:
-        for batch in args.batch_sizes:
-            compile_start = time.perf_counter()
-            game = VectorGame(rules, batch, seed=args.seed, backend=backend)
-            game.reset()
-            rng = np.random.default_rng(args.seed)
-            actions = game.random_actions(rng)
-            game.step(actions)  # first call: numba loads or compiles its kernels
-            setup_s = time.perf_counter() - compile_start
+    for batch in args.batch_sizes:
+        compile_start = time.perf_counter()
+        game = VectorGame(rules, batch, seed=args.seed)
+        game.reset()
+        rng = np.random.default_rng(args.seed)
+        actions = game.random_actions(rng)
+        game.step(actions)  # first call: numba loads or compiles its kernels
+        setup_s = time.perf_counter() - compile_start
 
-            def measure() -> dict:
-                calls = games = 0
-                t_step = t_sample = 0.0
-                budget = max(args.min_calls, -(-args.steps // batch))
-                start = time.perf_counter()
-                while calls < budget and time.perf_counter() - start < args.time_limit:
-                    t0 = time.perf_counter()
-                    game.random_actions(rng, out=actions)
-                    t1 = time.perf_counter()
-                    game.step(actions)
-                    t2 = time.perf_counter()
-                    t_sample += t1 - t0
-                    t_step += t2 - t1
-                    games += int(np.count_nonzero(game.done))
-                    calls += 1
-                steps = calls * batch
-                return {
-                    "steps_per_s": steps / (t_step + t_sample),
-                    "step_only_per_s": steps / t_step,
-                    "games_per_s": steps / (t_step + t_sample) / game_length,
-                    "games_ended": games,
-                    "sample_ns_per_action": 1e9 * t_sample / steps,
-                    "steps": steps,
-                    "seconds": t_step + t_sample,
-                }
+        def measure() -> dict:
+            calls = games = 0
+            t_step = t_sample = 0.0
+            budget = max(args.min_calls, -(-args.steps // batch))
+            start = time.perf_counter()
+            while calls < budget and time.perf_counter() - start < args.time_limit:
+                t0 = time.perf_counter()
+                game.random_actions(rng, out=actions)
+                t1 = time.perf_counter()
+                game.step(actions)
+                t2 = time.perf_counter()
+                t_sample += t1 - t0
+                t_step += t2 - t1
+                games += int(np.count_nonzero(game.done))
+                calls += 1
+            steps = calls * batch
+            return {
+                "steps_per_s": steps / (t_step + t_sample),
+                "step_only_per_s": steps / t_step,
+                "games_per_s": steps / (t_step + t_sample) / game_length,
+                "games_ended": games,
+                "sample_ns_per_action": 1e9 * t_sample / steps,
+                "steps": steps,
+                "seconds": t_step + t_sample,
+            }
 
-            row = {"variant": f"VectorGame[{backend}] B={batch}", "backend": backend, "batch_size": batch,
-                   "setup_s": setup_s, "mean_game_length": game_length, **repeat(args, measure)}
-            rows.append(row)
+        row = {"variant": f"VectorGame B={batch}", "batch_size": batch,
+               "setup_s": setup_s, "mean_game_length": game_length, **repeat(args, measure)}
+        rows.append(row)
     return rows
 
 
@@ -305,7 +303,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--env-steps", type=int, default=20_000, help="AEC and engine: game steps per run")
     parser.add_argument("--time-limit", type=float, default=2.0, help="seconds after which a run stops early")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 256, 4096, 16384])
-    parser.add_argument("--backends", nargs="+", default=["numba", "numpy"], choices=["numba", "numpy"])
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)

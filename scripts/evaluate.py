@@ -10,7 +10,7 @@ Players are specs (``random``, ``greedy``, ``heuristic``, ``expert:samples=32``,
 cycled to fill the seats (``a b`` at 4 seats plays ``a b a b``; repeats are
 labelled ``a#2``); with more specs than seats every combination of
 ``--num-players`` specs plays (a pool, with a rating table). See
-`rouba_env.evaluation` for the statistics. A bad spec or option prints one
+`rouba_env.evaluation.duplicate` for the statistics. A bad spec or option prints one
 error line and exits with status 2.
 """
 
@@ -31,7 +31,7 @@ RESULT_FILE_MODE = 0o644
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    from rouba_env.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
+    from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC", help="player specs")
@@ -81,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from tqdm import tqdm
 
-    from rouba_env.config import MAX_PLAYERS, MIN_PLAYERS, make_rules
-    from rouba_env.evaluation import build_lineups, evaluate
-    from rouba_env.policy import make_policy
+    from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, make_rules
+    from rouba_env.evaluation.duplicate import build_lineups, evaluate
+    from rouba_env.players.registry import make_policy
 
     num_players = args.num_players or min(max(MIN_PLAYERS, len(args.players)), MAX_PLAYERS)
     try:

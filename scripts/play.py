@@ -19,12 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from rouba_env import engine  # noqa: E402
-from rouba_env.actions import ActionEncoding, describe_move  # noqa: E402
-from rouba_env.config import PRESET_FIELDS, make_rules  # noqa: E402
-from rouba_env.observation import ObservationEncoder  # noqa: E402
-from rouba_env.policy import make_policy  # noqa: E402
-from rouba_env.render import render_text  # noqa: E402
+from rouba_env.rules import engine  # noqa: E402
+from rouba_env.rules import scoring
+from rouba_env.encoding.actions import ActionEncoding, describe_move  # noqa: E402
+from rouba_env.rules.config import PRESET_FIELDS, make_rules  # noqa: E402
+from rouba_env.encoding.observation import ObservationEncoder  # noqa: E402
+from rouba_env.players.registry import make_policy  # noqa: E402
+from rouba_env.envs.render import render_text  # noqa: E402
 
 
 def parse_args(argv):
@@ -91,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{names[seat]}: {describe_move(state, move)}")
         state = engine.apply_move(state, move)
     print("\n" + render_text(state, viewer=args.seat))
-    points = engine.scores(state)
-    top = engine.winners(state)
+    points = scoring.scores(state)
+    top = scoring.winners(state)
     for seat, score in enumerate(points):
         print(f"  {names[seat]}: {score} cards")
     if len(top) > 1:

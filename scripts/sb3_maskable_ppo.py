@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 import rouba_env  # noqa: E402
-from rouba_env.evaluation import evaluate  # noqa: E402
-from rouba_env.policy import BasePolicy, check_mask  # noqa: E402
+from rouba_env.evaluation.duplicate import evaluate  # noqa: E402
+from rouba_env.players.base import BasePolicy, check_mask  # noqa: E402
 
 
 class MaskablePPOPolicy(BasePolicy):

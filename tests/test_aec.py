@@ -3,7 +3,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import rouba_env
-from rouba_env.config import PRESET_FIELDS
+from rouba_env.rules.config import PRESET_FIELDS
 
 TABLES = [dict(num_players=n) for n in (2, 3, 4, 8)] + [dict(rules=name) for name in sorted(PRESET_FIELDS)]
 
@@ -136,7 +136,7 @@ def test_import_does_not_pull_torch():
     import subprocess
     import sys
 
-    code = "import sys, rouba_env, rouba_env.aec, rouba_env.policy; assert 'torch' not in sys.modules"
+    code = "import sys, rouba_env, rouba_env.envs.aec, rouba_env.players.base; assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -144,7 +144,7 @@ def test_scripted_players_do_not_pull_torch():
     import subprocess
     import sys
 
-    code = ("import sys; from rouba_env import preset; from rouba_env.policy import make_policy; "
+    code = ("import sys; from rouba_env import preset; from rouba_env.players.registry import make_policy; "
             "[make_policy(s, preset('standard')) for s in ('random', 'greedy', 'heuristic', 'expert')]; "
             "assert 'torch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

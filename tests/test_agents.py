@@ -7,21 +7,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rouba_env import engine
-from rouba_env.actions import ActionEncoding
-from rouba_env.agents import (
-    ExpertPolicy,
-    GreedyPolicy,
-    HeuristicPolicy,
-    HiddenCardSampler,
-    LeanGame,
-    determinize,
-)
-from rouba_env.cards import JOKER_RANK, make_deck, rank_of
-from rouba_env.config import PRESET_FIELDS, RulesConfig, preset
-from rouba_env.engine import TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, Move
-from rouba_env.observation import ObservationEncoder
-from rouba_env.policy import make_policy
+from rouba_env.rules import engine
+from rouba_env.rules import scoring
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.players.expert import ExpertPolicy, HiddenCardSampler, LeanGame, determinize
+from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
+from rouba_env.rules.cards import JOKER_RANK, make_deck, rank_of
+from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
+from rouba_env.rules.engine import TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, Move
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.players.registry import make_policy
 from tests.scenario import RANKS, make_state
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -122,7 +117,7 @@ def test_lean_game_matches_the_engine():
                 reference = LeanGame.from_state(state)
                 for field in ("hands", "table", "sizes", "tops", "deck", "current", "seen"):
                     assert getattr(lean, field) == getattr(reference, field), (name, field)
-            assert lean.sizes == engine.scores(state)
+            assert lean.sizes == scoring.scores(state)
 
 
 def observe(state, seat=None):
@@ -214,7 +209,7 @@ def test_heuristic_discards_a_rank_held_twice():
 
 
 def test_heuristic_beats_greedy_on_a_few_deals():
-    from rouba_env.evaluation import evaluate
+    from rouba_env.evaluation.duplicate import evaluate
 
     result = evaluate(["heuristic", "greedy"], games=60, seed=3)
     assert result.players[0].wins > result.players[1].wins
@@ -302,7 +297,7 @@ def test_expert_finds_the_winning_order_in_a_two_player_endgame():
 @pytest.mark.parametrize("backend", ["lean", "vector"])
 def test_expert_steals_the_winning_pile_in_a_three_player_endgame(backend):
     """Three players (sampling, no exact search): the last 7 takes one table card or the 30-card pile."""
-    pytest.importorskip("rouba_env.vector")
+    pytest.importorskip("rouba_env.batched.game")
     config = RulesConfig(num_players=3)
     state = complete_state(config, hands=["7", "2", "3"], table="7 A", tops=["5", "7", "K"], sizes=[5, 30, 12])
     obs, mask = observe(state)

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from rouba_env import preset
-from rouba_env.actions import ActionEncoding
-from rouba_env.checkpoint import SHIPPED_DIR, ActorCritic, load_policy, save_policy
-from rouba_env.engine import apply_move, is_terminal, new_game
-from rouba_env.observation import ObservationEncoder
-from rouba_env.policy import make_policy
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.players.network import SHIPPED_DIR, ActorCritic, load_policy, save_policy
+from rouba_env.rules.engine import apply_move, is_terminal, new_game
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.players.registry import make_policy
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 import pytest
 
-from rouba_env.config import PRESET_FIELDS, RulesConfig, make_rules, preset
+from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, make_rules, preset
 
 
 @pytest.mark.parametrize(

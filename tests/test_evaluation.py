@@ -4,19 +4,8 @@ import math
 
 import pytest
 
-from rouba_env.config import RulesConfig
-from rouba_env.evaluation import (
-    GameRecord,
-    build_lineups,
-    deal_seed,
-    evaluate,
-    margins,
-    mean_interval,
-    player_stats,
-    seating,
-    wilson_interval,
-    win_shares,
-)
+from rouba_env.rules.config import RulesConfig
+from rouba_env.evaluation.duplicate import GameRecord, build_lineups, deal_seed, evaluate, margins, mean_interval, player_stats, seating, wilson_interval, win_shares
 
 
 @pytest.mark.parametrize(
@@ -129,9 +118,9 @@ def test_rules_and_specs_are_checked():
 
 
 def test_policy_objects_are_evaluated_in_process():
-    from rouba_env.config import preset
-    from rouba_env.evaluation import evaluate
-    from rouba_env.policy import RandomPolicy
+    from rouba_env.rules.config import preset
+    from rouba_env.evaluation.duplicate import evaluate
+    from rouba_env.players.base import RandomPolicy
 
     rules = preset("standard", num_players=3)
     mine = RandomPolicy(rules)

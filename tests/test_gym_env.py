@@ -4,9 +4,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import rouba_env
-from rouba_env.engine import outcome_rewards
-from rouba_env.gym_env import SingleAgentEnv
-from rouba_env.policy import BasePolicy
+from rouba_env.rules.scoring import outcome_rewards, scores
+from rouba_env.envs.single_agent import SingleAgentEnv
+from rouba_env.players.base import BasePolicy
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_reward_is_always_the_learners_own(num_players):
         _, reward, info = play(env, seed)
         seat = info["seat"]
         seats.add(seat)
-        assert reward == outcome_rewards(env.game)[seat]
+        assert reward == outcome_rewards(scores(env.game))[seat]
         points = info["scores"]
         won_alone = points[seat] == max(points) and points.count(max(points)) == 1
         assert (reward == 1.0) == won_alone

@@ -3,10 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rouba_env.actions import ActionEncoding
-from rouba_env.config import PRESET_FIELDS, RulesConfig, preset
-from rouba_env.engine import EMPTY_PILE, apply_move, is_terminal, legal_moves, new_game
-from rouba_env.observation import ObservationEncoder, observation_layout
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
+from rouba_env.rules.engine import EMPTY_PILE, apply_move, is_terminal, legal_moves, new_game
+from rouba_env.encoding.observation import ObservationEncoder, observation_layout
 from tests.scenario import RANKS, make_state
 
 

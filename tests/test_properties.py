@@ -4,9 +4,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rouba_env.actions import ActionEncoding
-from rouba_env.config import PRESET_FIELDS, RulesConfig, preset
-from rouba_env.engine import apply_move, card_total, is_terminal, legal_moves, new_game, scores
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
+from rouba_env.rules.engine import apply_move, card_total, is_terminal, legal_moves, new_game
+from rouba_env.rules.scoring import scores
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -3,29 +3,20 @@
 import numpy as np
 import pytest
 
-from rouba_env.cards import JOKER, NUM_SUITS, make_deck, rank_of
-from rouba_env.config import RulesConfig, preset
-from rouba_env.engine import (
-    EMPTY_PILE,
-    JOKER_KIND_OFFSET,
-    NO_SEAT,
-    TARGET_DISCARD,
-    TARGET_PILE_OFFSET,
-    TARGET_TABLE,
-    TARGET_TABLE_JOKER,
-    Move,
-    apply_move,
-    card_total,
-    is_terminal,
-    legal_moves,
-    new_game,
-    outcome_rewards,
-    margin_rewards,
-    scores,
-    shuffled_deck,
-    start_game,
-    winners,
-)
+from rouba_env.rules.cards import JOKER, NUM_SUITS, make_deck, rank_of
+from rouba_env.rules.config import RulesConfig, preset
+from rouba_env.rules.engine import EMPTY_PILE, JOKER_KIND_OFFSET, NO_SEAT, TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER, Move, apply_move, card_total, is_terminal, legal_moves, new_game, start_game
+from rouba_env.rules.scoring import margin_rewards as margin_of_scores, outcome_rewards as outcome_of_scores, scores, winners
+
+
+def outcome_rewards(state):
+    return outcome_of_scores(scores(state))
+
+
+def margin_rewards(state):
+    return margin_of_scores(scores(state), state.config.total_cards)
+
+from rouba_env.rules.seeding import shuffled_deck
 from tests.scenario import RANKS, cards, make_state
 
 A, FIVE, SEVEN, NINE, K, Q = RANKS["A"], RANKS["5"], RANKS["7"], RANKS["9"], RANKS["K"], RANKS["Q"]
@@ -357,7 +348,7 @@ def test_two_decks_above_four_players():
 
 
 def test_dealer_moves_left_each_game_of_a_match():
-    from rouba_env.engine import match_rules
+    from rouba_env.rules.engine import match_rules
 
     configs = match_rules(RulesConfig(num_players=3), games=4)
     assert [c.dealer for c in configs] == [2, 0, 1, 2]

@@ -1,41 +1,45 @@
-"""The batched engine (`rouba_env.vector`) against the reference engine, step by step, bit for bit."""
+"""The batched engine (`rouba_env.batched.game`) against the reference engine, step by step, bit for bit."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from rouba_env import engine
-from rouba_env.actions import ActionEncoding
-from rouba_env.cards import JOKER
-from rouba_env.config import PRESET_FIELDS, RulesConfig, preset
-from rouba_env.observation import ObservationEncoder
-from rouba_env.vector import VectorGame, numba_available, slot_deal_seed
+from rouba_env.rules import engine
+from rouba_env.rules import scoring
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.cards import JOKER
+from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.batched.game import VectorGame
+from rouba_env.rules.seeding import slot_deal_seed
 
-BACKENDS = ["numpy"] + (["numba"] if numba_available() else [])
-REWARD_FUNCTIONS = {"outcome": engine.outcome_rewards, "margin": engine.margin_rewards}
+
+
+def reward_fn_for(mode):
+    return lambda state: scoring.final_rewards(mode, scoring.scores(state), state.config.total_cards)
 
 
 def _check_slot(games, state, i, encoder, actions):
-    """Every backend's buffers for slot ``i`` describe reference ``state``."""
+    """The buffers for slot ``i`` describe reference ``state``."""
     seat = state.current if state.current >= 0 else 0
     obs = encoder.encode(state, seat)
     mask = actions.mask(state, state.current) if state.current >= 0 else np.zeros(actions.size, np.int8)
     for game in games:
-        assert game.current[i] == state.current, (game.backend, i)
-        assert np.array_equal(game.obs[i], obs), (game.backend, i, np.flatnonzero(game.obs[i] != obs))
+        assert game.current[i] == state.current, (i)
+        assert np.array_equal(game.obs[i], obs), (i, np.flatnonzero(game.obs[i] != obs))
         assert game.mask[i].dtype == np.int8
-        assert np.array_equal(game.mask[i], mask), (game.backend, i, np.flatnonzero(game.mask[i]),
+        assert np.array_equal(game.mask[i], mask), (i, np.flatnonzero(game.mask[i]),
                                                    actions.legal_actions(state))
 
 
 def _lockstep(config, batch_size=8, steps=200, seed=0, max_players=None, reward="outcome", auto_reset=True):
-    """Both backends and reference engine states, driven by the same random legal actions."""
+    """The batched engine and reference engine states, driven by the same random legal actions."""
     games = [VectorGame(config, batch_size, seed=seed, max_players=max_players, auto_reset=auto_reset,
-                        backend=backend, reward=reward) for backend in BACKENDS]
+                        reward=reward)]
     encoder = ObservationEncoder(config, max_players)
     actions = ActionEncoding(config, max_players)
-    reward_fn = REWARD_FUNCTIONS[reward]
+    reward_fn = reward_fn_for(reward)
     for game in games:
         game.reset()
         assert game.obs_size == encoder.size and game.num_actions == actions.size
@@ -61,7 +65,7 @@ def _lockstep(config, batch_size=8, steps=200, seed=0, max_players=None, reward=
             for game in games:
                 assert game.done[i] == over
                 if over:
-                    assert game.final_scores[i].tolist() == engine.scores(state)
+                    assert game.final_scores[i].tolist() == scoring.scores(state)
                     assert np.array_equal(game.rewards[i], np.array(reward_fn(state), dtype=np.float32))
                 else:
                     assert not game.rewards[i].any()
@@ -152,7 +156,7 @@ def test_from_states_matches_reference(config):
     states = _random_states(config, 8, seed=config.num_players)
     assert any(engine.is_terminal(s) for s in states) and not all(engine.is_terminal(s) for s in states)
     encoder, actions = ObservationEncoder(config, 6), ActionEncoding(config, 6)
-    games = [VectorGame.from_states(config, states, max_players=6, backend=backend) for backend in BACKENDS]
+    games = [VectorGame.from_states(config, states, max_players=6)]
     assert all(not game.auto_reset for game in games)
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -173,15 +177,14 @@ def test_from_states_matches_reference(config):
             for game in games:
                 assert game.done[i] == engine.is_terminal(state)
                 if game.done[i]:
-                    assert game.final_scores[i].tolist() == engine.scores(state)
-                    assert game.rewards[i].tolist() == engine.outcome_rewards(state)
+                    assert game.final_scores[i].tolist() == scoring.scores(state)
+                    assert game.rewards[i].tolist() == scoring.outcome_rewards(scoring.scores(state))
     assert all(engine.is_terminal(s) for s in states)
     for game in games:
         assert not game.mask.any() and (game.current == -1).all()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_leftovers_top_rule(backend):
+def test_leftovers_top_rule():
     """engine._finish: leftovers under the last capturer's pile; an empty pile shows their highest natural rank."""
     config = RulesConfig(jokers=True, leftovers_to_last_capturer=True, must_capture=False)
     actions = ActionEncoding(config)
@@ -195,20 +198,19 @@ def test_leftovers_top_rule(backend):
         engine.GameState(hands=[[JOKER], []], table=[5], piles=[[1], [8, 9]], pile_tops=[0, 2], **base),
     ]
     discard = actions.encode(engine.Move(engine.JOKER_KIND_OFFSET, engine.TARGET_DISCARD))
-    game = VectorGame.from_states(config, states, backend=backend)
+    game = VectorGame.from_states(config, states)
     game.step(np.full(len(states), discard))
     encoder = ObservationEncoder(config)
     for i, state in enumerate(states):
         final = engine.apply_move(state, actions.decode(discard))
-        assert game.done[i] and game.final_scores[i].tolist() == engine.scores(final)
+        assert game.done[i] and game.final_scores[i].tolist() == scoring.scores(final)
         assert np.array_equal(game.obs[i], encoder.encode(final, 0))
     assert game.final_scores.tolist() == [[3, 1], [3, 4], [1, 4]]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_observe_and_random_actions(backend):
+def test_observe_and_random_actions():
     config = preset("jokers", num_players=4)
-    game = VectorGame(config, 16, seed=5, max_players=5, backend=backend)
+    game = VectorGame(config, 16, seed=5, max_players=5)
     game.reset()
     encoder = ObservationEncoder(config, 5)
     rng = np.random.default_rng(1)
@@ -223,24 +225,8 @@ def test_observe_and_random_actions(backend):
         game.reset()
 
 
-def test_random_actions_agree_across_backends():
-    if len(BACKENDS) < 2:
-        pytest.skip("numba not installed")
-    games = [VectorGame(preset("take_all", num_players=3), 32, seed=2, backend=b) for b in BACKENDS]
-    rngs = [np.random.default_rng(9) for _ in games]
-    for game in games:
-        game.reset()
-    for _ in range(100):
-        chosen = [game.random_actions(rng) for game, rng in zip(games, rngs)]
-        assert np.array_equal(chosen[0], chosen[1])
-        for game, c in zip(games, chosen):
-            game.step(c)
-        assert np.array_equal(games[0].obs, games[1].obs)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_illegal_action_raises_and_changes_nothing(backend):
-    game = VectorGame(preset("standard"), 4, backend=backend)
+def test_illegal_action_raises_and_changes_nothing():
+    game = VectorGame(preset("standard"), 4)
     game.reset()
     legal = np.array([np.flatnonzero(row)[0] for row in game.mask])
     illegal = np.flatnonzero(game.mask[1] == 0)[0]
@@ -267,7 +253,7 @@ def test_illegal_action_raises_and_changes_nothing(backend):
     [
         dict(batch_size=0), dict(batch_size=-3), dict(batch_size=2.5), dict(batch_size=True),
         dict(seed=-1), dict(seed="7"), dict(max_players=1), dict(max_players=9), dict(max_players=3.0),
-        dict(backend="cuda"), dict(reward="score"), dict(auto_reset="yes"), dict(config="standard"),
+        dict(reward="score"), dict(auto_reset="yes"), dict(config="standard"),
     ],
 )
 def test_bad_constructor_arguments(kwargs):

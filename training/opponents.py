@@ -7,8 +7,8 @@ import copy
 import numpy as np
 import torch
 
-from rouba_env.checkpoint import ActorCritic
-from rouba_env.policy import Policy
+from rouba_env.players.network import ActorCritic
+from rouba_env.players.base import Policy
 
 CURRENT_SELF = -1
 """Opponent id meaning "the learner's own current network" (its turns are not trained on)."""

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_env.checkpoint import ActorCritic
-from rouba_env.config import RulesConfig
-from rouba_env.vector import VectorGame
+from rouba_env.players.network import ActorCritic
+from rouba_env.rules.config import RulesConfig
+from rouba_env.batched.game import VectorGame
 from training.opponents import CURRENT_SELF, OpponentPool, snapshot_actions
 from training.ppo import MaskedCategorical, gae
 

@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from rouba_env.actions import ActionEncoding
-from rouba_env.config import make_rules
-from rouba_env.checkpoint import ActorCritic, save_policy
-from rouba_env.observation import OBSERVATION_VERSION, ObservationEncoder
-from rouba_env.policy import make_policy
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.config import make_rules
+from rouba_env.players.network import ActorCritic, save_policy
+from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.players.registry import make_policy
 from training.config import TrainConfig
-from training.evaluate import evaluate_network
+from training.periodic_evaluation import evaluate_network
 from training.opponents import OpponentPool
 from training.ppo import MaskedCategorical, ppo_loss
 from training.rollout import TableRunner, merge

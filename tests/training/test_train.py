@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from rouba_env.policy import make_policy
+from rouba_env.players.registry import make_policy
 from rouba_env import preset
 from training.config import TrainConfig, config_from_args, load_toml
 from training.train import train

@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from rouba_env.actions import resolve_max_players
-from rouba_env.cards import NUM_RANKS
-from rouba_env.config import RulesConfig
-from rouba_env.engine import EMPTY_PILE, NUM_RANK_SLOTS, GameState, rank_counts, seen_counts
+from dataclasses import dataclass
+
+from rouba_env.encoding.actions import resolve_max_players
+from rouba_env.rules.cards import NUM_RANKS
+from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts, seen_counts
 
 OBSERVATION_VERSION = 1
 """Bumped whenever the layout below changes; checkpoints record it."""
@@ -154,3 +156,74 @@ def repadding_index(from_players: int, to_players: int) -> np.ndarray:
             index[start : start + width] = np.arange(source[name].start + seat * width,
                                                      source[name].start + (seat + 1) * width)
     return index
+
+# ---------------------------------------------------------------------------
+# Reading observations and actions as arrays
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class ObservationView:
+    """A batch of observations decoded into integer arrays (seats relative to the observer).
+
+    Index 0 of every per-seat array is the observer, 1 the player to its left, ...;
+    padded (absent) seats have ``present`` False, an empty pile and no cards.
+    """
+
+    hand: np.ndarray
+    """int64[B, 14]: own cards per rank (slot 13: jokers)."""
+    table: np.ndarray
+    """int64[B, 14]: face-up table cards per rank."""
+    seen: np.ndarray
+    """int64[B, 14]: cards per rank face up so far (table and every pile)."""
+    pile_tops: np.ndarray
+    """int64[B, m]: rank on top of each pile, or `EMPTY_PILE`."""
+    pile_sizes: np.ndarray
+    """int64[B, m]: cards in each pile."""
+    hand_sizes: np.ndarray
+    """int64[B, m]: cards in each hand."""
+    present: np.ndarray
+    """bool[B, m]: the seat is at the table."""
+    deck_size: np.ndarray
+    """int64[B]: cards left in the deck."""
+    dealer_offset: np.ndarray
+    """int64[B]: the dealer's seat relative to the observer."""
+    to_act_offset: np.ndarray
+    """int64[B]: the seat to act relative to the observer, or `NO_SEAT` once the game is over."""
+
+
+def read_observations(encoder: ObservationEncoder, obs: np.ndarray) -> ObservationView:
+    """Decode ``obs[B, D]`` (or one ``obs[D]``) laid out by ``encoder``; ValueError on a wrong width."""
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.ndim == 1:
+        obs = obs[None, :]
+    if obs.ndim != 2 or obs.shape[1] != encoder.size:
+        raise ValueError(
+            f"observations must have shape [B, {encoder.size}] for this rules config "
+            f"(max_players={encoder.max_players}), got {obs.shape}"
+        )
+    lay = encoder.layout
+    total = encoder.config.total_cards
+    batch, seats = obs.shape[0], encoder.max_players
+
+    def counts(block: str, scale: float = 1.0) -> np.ndarray:
+        return np.rint(obs[:, lay[block]] * scale).astype(np.int64)
+
+    top_one_hot = obs[:, lay["pile_top"]].reshape(batch, seats, PILE_TOP_SLOTS)
+    top_slot = top_one_hot.argmax(axis=2)
+    has_top = top_one_hot.max(axis=2) > 0
+    pile_tops = np.where(has_top & (top_slot != EMPTY_SLOT), top_slot, EMPTY_PILE)
+    to_act = obs[:, lay["to_act"]]
+    return ObservationView(
+        hand=counts("hand"),
+        table=counts("table"),
+        seen=counts("seen"),
+        pile_tops=pile_tops.astype(np.int64),
+        pile_sizes=counts("pile_size", total),
+        hand_sizes=counts("hand_size"),
+        present=obs[:, lay["present"]] > 0,
+        deck_size=counts("deck", total)[:, 0],
+        dealer_offset=obs[:, lay["dealer"]].argmax(axis=1).astype(np.int64),
+        to_act_offset=np.where(to_act.max(axis=1) > 0, to_act.argmax(axis=1), NO_SEAT).astype(np.int64),
+    )
+

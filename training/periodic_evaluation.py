@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rouba_env.checkpoint import ActorCritic, NetworkPolicy
-from rouba_env.config import RulesConfig
-from rouba_env.evaluation import evaluate
+from rouba_env.players.network import ActorCritic, NetworkPolicy
+from rouba_env.rules.config import RulesConfig
+from rouba_env.evaluation.duplicate import evaluate
 
 EVAL_SEED = 12345
 """Fixed deals for every evaluation, so that curves compare like with like."""

@@ -4,7 +4,7 @@ Every deal (a deal seed for `engine.start_game`) is played once per seating:
 the players of a lineup sit in every rotation (for two players: both
 seatings), so each player gets every seat with the same cards and the luck of
 the deal cancels out. Games run on the reference engine; players see only
-their observation and action mask (`rouba_env.policy`).
+their observation and action mask (`rouba_env.players.base`).
 
 Lineups:
 
@@ -35,11 +35,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from rouba_env import engine
-from rouba_env.actions import ActionEncoding
-from rouba_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
-from rouba_env.observation import ObservationEncoder
-from rouba_env.policy import Policy, make_policy
+from rouba_env.rules import engine
+from rouba_env.rules import scoring
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.players.base import Policy
+from rouba_env.players.registry import make_policy
 
 Z_95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
@@ -188,7 +190,7 @@ def play_game(
         mask = encoding.mask(state)
         action = policies[seat].act(obs, mask, rng)
         state = engine.apply_move(state, encoding.decode(int(action)))
-    return engine.scores(state)
+    return scoring.scores(state)
 
 
 @dataclass(frozen=True)

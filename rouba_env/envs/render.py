@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rouba_env.cards import RANK_NAMES, card_face
-from rouba_env.engine import EMPTY_PILE, GameState, scores
+from rouba_env.rules.cards import RANK_NAMES, card_face
+from rouba_env.rules.engine import EMPTY_PILE, GameState
+from rouba_env.rules.scoring import scores
 
 
 def render_text(state: GameState, viewer: int | None = None) -> str:

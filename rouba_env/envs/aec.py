@@ -2,7 +2,7 @@
 
 Agents are ``player_0 .. player_{n-1}`` (seat order). Each observation is a
 ``Dict(observation=Box(float32), action_mask=Box(int8))``; see
-`rouba_env.observation` for the vector and `rouba_env.actions` for the action
+`rouba_env.encoding.observation` for the vector and `rouba_env.encoding.actions` for the action
 encoding. Rewards come only at the end of a game.
 """
 
@@ -13,13 +13,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from rouba_env import engine
-from rouba_env.actions import ActionEncoding
-from rouba_env.config import RulesConfig, make_rules
-from rouba_env.observation import ObservationEncoder
-from rouba_env.render import render_text
+from rouba_env.rules import engine
+from rouba_env.rules import scoring
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.config import RulesConfig, make_rules
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.envs.render import render_text
 
-REWARD_MODES = engine.REWARD_MODES
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
@@ -30,12 +30,9 @@ def check_option(name: str, value, choices) -> None:
 
 
 def reward_function(mode: str):
-    """The engine function giving final rewards for a reward mode name."""
-    if mode == "outcome":
-        return engine.outcome_rewards
-    if mode == "margin":
-        return engine.margin_rewards
-    raise ValueError(f"unknown reward {mode!r}; choose one of {REWARD_MODES}")
+    """``f(state) -> rewards per seat`` for a reward mode name (see `rouba_env.rules.scoring`)."""
+    scoring.check_reward_mode(mode)
+    return lambda state: scoring.final_rewards(mode, scoring.scores(state), state.config.total_cards)
 
 
 class raw_env(AECEnv):
@@ -149,7 +146,7 @@ class raw_env(AECEnv):
     def _end(self, rewards: dict, illegal: bool) -> None:
         self.rewards = rewards
         self.terminations = {a: True for a in self.agents}
-        points = engine.scores(self.game)
+        points = scoring.scores(self.game)
         for a in self.agents:
             self.infos[a] = {"scores": list(points), "illegal_action": illegal}
         self._accumulate_rewards()

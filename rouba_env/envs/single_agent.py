@@ -15,13 +15,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from rouba_env import engine
-from rouba_env.actions import ActionEncoding
-from rouba_env.aec import ILLEGAL_ACTION_MODES, check_option, reward_function
-from rouba_env.config import RulesConfig, make_rules
-from rouba_env.observation import ObservationEncoder
-from rouba_env.policy import Policy, make_policy
-from rouba_env.render import render_text
+from rouba_env.rules import engine
+from rouba_env.rules import scoring
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.envs.aec import ILLEGAL_ACTION_MODES, check_option, reward_function
+from rouba_env.rules.config import RulesConfig, make_rules
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.players.base import Policy
+from rouba_env.players.registry import make_policy
+from rouba_env.envs.render import render_text
 
 OpponentSpec = "str | Policy"
 OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
@@ -52,7 +54,7 @@ class SingleAgentEnv(gymnasium.Env):
             every episode (training against a pool).
         seat: the learner's seat, or ``"random"`` (drawn every episode).
         rules: a `RulesConfig`, a preset name, or None; ``**rule_fields`` override it.
-        reward: ``"outcome"`` or ``"margin"`` (see `rouba_env.aec.raw_env`).
+        reward: ``"outcome"`` or ``"margin"`` (see `rouba_env.envs.aec.raw_env`).
         max_players: pad observation and action spaces to this many seats.
         dict_observation: observations as ``Dict(observation, action_mask)``.
         illegal_action: ``"raise"`` (ValueError) or ``"terminate"`` (the episode
@@ -142,7 +144,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _info(self) -> dict:
         info = {"action_mask": self.actions.mask(self.game, self.learner), "seat": self.learner}
         if engine.is_terminal(self.game):
-            info["scores"] = engine.scores(self.game)
+            info["scores"] = scoring.scores(self.game)
         return info
 
     def _play_opponents(self) -> None:
@@ -216,4 +218,4 @@ ENV_ID = "RoubaMonte-v0"
 def register() -> None:
     """Register `ENV_ID` with gymnasium (done on ``import rouba_env``)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="rouba_env.gym_env:SingleAgentEnv")
+        gymnasium.register(id=ENV_ID, entry_point="rouba_env.envs.single_agent:SingleAgentEnv")

@@ -25,10 +25,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from rouba_env.config import RulesConfig
-from rouba_env.actions import action_repadding_index
-from rouba_env.observation import OBSERVATION_VERSION, repadding_index
-from rouba_env.policy import BasePolicy, check_mask
+from rouba_env.rules.config import RulesConfig
+from rouba_env.encoding.actions import action_repadding_index
+from rouba_env.encoding.observation import OBSERVATION_VERSION, repadding_index
+from rouba_env.players.base import BasePolicy, check_mask
 
 WEIGHTS_FILE = "model.safetensors"
 METADATA_FILE = "metadata.json"
@@ -254,7 +254,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
 
 def checkpoint_player(rules: RulesConfig, max_players: int | None, argument: str | None = None,
                       deterministic: str = "true") -> NetworkPolicy:
-    """The ``checkpoint:PATH_OR_NAME[,deterministic=false]`` player spec (see `rouba_env.policy`).
+    """The ``checkpoint:PATH_OR_NAME[,deterministic=false]`` player spec (see `rouba_env.players.base`).
 
     By default the policy plays its most likely legal action, as in the trainer's
     evaluations; ``deterministic=false`` samples from its distribution instead.

@@ -19,8 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rouba_env.cards import JOKER, JOKER_RANK, NUM_RANKS, make_deck, rank_of
-from rouba_env.config import RulesConfig
+from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, rank_of
+from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.seeding import DEAL_SEED_BOUND, shuffled_deck
 
 NUM_RANK_SLOTS = NUM_RANKS + 1
 """Per-rank count vectors have one slot per rank plus one for jokers."""
@@ -39,9 +40,6 @@ NO_SEAT = -1
 EMPTY_PILE = -1
 """`GameState.pile_tops` value of an empty pile."""
 
-_MASK64 = (1 << 64) - 1
-_DEAL_SEED_BOUND = 1 << 63
-_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 
 
 class Move(NamedTuple):
@@ -90,42 +88,11 @@ class GameState:
         )
 
 
-def splitmix64(values: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser on a uint64 array: a fast, well-mixed, stateless hash."""
-    z = np.atleast_1d(values).astype(np.uint64, copy=True)
-    z += _GOLDEN_GAMMA
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(0xBF58476D1CE4E5B9)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return z
-
-
-def shuffle_order(deal_seeds: np.ndarray, num_cards: int) -> np.ndarray:
-    """Row i: a permutation of ``range(num_cards)`` that depends only on ``deal_seeds[i]``.
-
-    Each position gets the hash of (seed, position) as its sort key; sorting
-    the keys gives the permutation. Works on a whole batch of seeds at once.
-    """
-    seeds = np.asarray(deal_seeds, dtype=np.uint64).reshape(-1, 1)
-    positions = np.arange(num_cards, dtype=np.uint64).reshape(1, -1)
-    keys = splitmix64(splitmix64(seeds) ^ (positions * _GOLDEN_GAMMA))
-    return np.argsort(keys, axis=1, kind="stable")
-
-
-def shuffled_deck(config: RulesConfig, deal_seed: int) -> list[int]:
-    """The deck for a deal seed, bottom first (the last card is dealt first)."""
-    deck = make_deck(config.decks, config.jokers)
-    order = shuffle_order(np.array([deal_seed], dtype=np.uint64), len(deck))[0]
-    return [deck[i] for i in order]
-
-
 def new_game(config: RulesConfig, rng: np.random.Generator) -> GameState:
     """Shuffle with a deal seed drawn from ``rng`` and deal (see `start_game`)."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return start_game(config, int(rng.integers(0, _DEAL_SEED_BOUND)))
+    return start_game(config, int(rng.integers(0, DEAL_SEED_BOUND)))
 
 
 def start_game(config: RulesConfig, deal_seed: int) -> GameState:
@@ -135,7 +102,7 @@ def start_game(config: RulesConfig, deal_seed: int) -> GameState:
     table is laid. With ``draw_from_deck`` nobody is dealt a hand: the table is
     laid and the first player flips the top card.
     """
-    if not isinstance(deal_seed, (int, np.integer)) or not 0 <= int(deal_seed) < _DEAL_SEED_BOUND:
+    if not isinstance(deal_seed, (int, np.integer)) or not 0 <= int(deal_seed) < DEAL_SEED_BOUND:
         raise ValueError(f"deal_seed must be an int in [0, 2**63), got {deal_seed!r}")
     n = config.num_players
     state = GameState(
@@ -232,10 +199,6 @@ def legal_moves(state: GameState) -> list[Move]:
     return moves
 
 
-def is_legal(state: GameState, move: Move) -> bool:
-    return tuple(move) in {tuple(m) for m in legal_moves(state)}
-
-
 def shown_rank(kind: int) -> int:
     """Rank a played kind shows: a natural card's own rank or a joker's named rank."""
     return kind - JOKER_KIND_OFFSET if kind >= JOKER_KIND_OFFSET else kind
@@ -248,7 +211,6 @@ def apply_move(state: GameState, move: Move) -> GameState:
     if move not in legal:
         raise ValueError(f"illegal move {move} for seat {state.current}; legal moves: {legal}")
     config = state.config
-    n = config.num_players
     new = state.copy()
     mover = new.current
     rank = shown_rank(move.kind)
@@ -333,36 +295,6 @@ def _finish(state: GameState) -> None:
             state.pile_tops[seat] = 0 if leftovers[-1] == JOKER else rank_of(leftovers[-1])
         state.piles[seat] = leftovers + state.piles[seat]
         state.table = []
-
-
-def scores(state: GameState) -> list[int]:
-    """Cards in each seat's pile (one point per card)."""
-    return [len(pile) for pile in state.piles]
-
-
-def winners(state: GameState) -> list[int]:
-    """Seats with the top score (several on a tie)."""
-    points = scores(state)
-    best = max(points)
-    return [seat for seat, p in enumerate(points) if p == best]
-
-
-REWARD_MODES = ("outcome", "margin")
-"""Final-reward modes: `outcome_rewards` and `margin_rewards`."""
-
-
-def outcome_rewards(state: GameState) -> list[float]:
-    """+1 to a sole winner, 0 to players tied for the top, -1 to the rest."""
-    top = winners(state)
-    return [(1.0 if len(top) == 1 else 0.0) if seat in top else -1.0 for seat in range(state.config.num_players)]
-
-
-def margin_rewards(state: GameState) -> list[float]:
-    """Own score minus the mean of the others, divided by the deck size."""
-    points = scores(state)
-    n = len(points)
-    total = sum(points)
-    return [(p - (total - p) / (n - 1)) / state.config.total_cards for p in points]
 
 
 def seen_counts(state: GameState) -> list[int]:

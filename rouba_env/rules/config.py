@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from rouba_env.cards import CARDS_PER_DECK, JOKERS_PER_DECK, NUM_SUITS
+from rouba_env.rules.cards import CARDS_PER_DECK, JOKERS_PER_DECK, NUM_SUITS
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8

@@ -1,36 +1,16 @@
-"""Scripted players: ``greedy``, ``heuristic`` and ``expert`` (``random`` lives in `rouba_env.policy`).
-
-Every player here decides from what its seat sees (observation vector and
-action mask, see `rouba_env.observation` and `rouba_env.actions`), draws
-randomness only from the `numpy.random.Generator` it is given, and only ever
-picks actions whose mask entry is set. Each registers itself with
-`register_policy`, so specs such as ``greedy`` or ``expert:samples=32`` work
-with `make_policy`.
-
-* `GreedyPolicy` takes the most cards now; a fast, vectorized rollout policy.
-* `HeuristicPolicy` scores every legal action with the rules page's tips
-  (steal big piles now, count cards, keep a dead rank on top of the own pile,
-  discard safely).
-* `ExpertPolicy` searches: it samples the hidden cards consistently with its
-  observation, tries the best legal moves on each sample and plays the game
-  out with the heuristic (on the batched engine `rouba_env.vector` when it
-  can be imported, else on `LeanGame`), then overrules the heuristic's move
-  where the rollouts clearly favour another; two-player endgames with an
-  empty deck are solved exactly.
-"""
+"""``expert``: determinized Monte Carlo search anchored on the heuristic, with an exact two-player endgame."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 import numpy as np
 
-from rouba_env import engine
-from rouba_env.actions import ActionEncoding
-from rouba_env.cards import JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS, make_deck, rank_of
-from rouba_env.config import RulesConfig
-from rouba_env.engine import (
+from rouba_env.rules import engine
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.cards import JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS, make_deck, rank_of
+from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.engine import (
     EMPTY_PILE,
     JOKER_KIND_OFFSET,
     NO_SEAT,
@@ -41,316 +21,20 @@ from rouba_env.engine import (
     TARGET_TABLE_JOKER,
     GameState,
 )
-from rouba_env.observation import EMPTY_SLOT, PILE_TOP_SLOTS, ObservationEncoder
-from rouba_env.policy import BasePolicy, Policy, check_mask, register_policy
-
-TIE_NOISE = 1e-3
-"""Scale of the random key added to action values: breaks exact ties at random, never reorders real differences."""
-
-
-# ---------------------------------------------------------------------------
-# Reading observations and actions as arrays
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class ObservationView:
-    """A batch of observations decoded into integer arrays (seats relative to the observer).
-
-    Index 0 of every per-seat array is the observer, 1 the player to its left, ...;
-    padded (absent) seats have ``present`` False, an empty pile and no cards.
-    """
-
-    hand: np.ndarray
-    """int64[B, 14]: own cards per rank (slot 13: jokers)."""
-    table: np.ndarray
-    """int64[B, 14]: face-up table cards per rank."""
-    seen: np.ndarray
-    """int64[B, 14]: cards per rank face up so far (table and every pile)."""
-    pile_tops: np.ndarray
-    """int64[B, m]: rank on top of each pile, or `EMPTY_PILE`."""
-    pile_sizes: np.ndarray
-    """int64[B, m]: cards in each pile."""
-    hand_sizes: np.ndarray
-    """int64[B, m]: cards in each hand."""
-    present: np.ndarray
-    """bool[B, m]: the seat is at the table."""
-    deck_size: np.ndarray
-    """int64[B]: cards left in the deck."""
-    dealer_offset: np.ndarray
-    """int64[B]: the dealer's seat relative to the observer."""
-    to_act_offset: np.ndarray
-    """int64[B]: the seat to act relative to the observer, or `NO_SEAT` once the game is over."""
-
-
-def read_observations(encoder: ObservationEncoder, obs: np.ndarray) -> ObservationView:
-    """Decode ``obs[B, D]`` (or one ``obs[D]``) laid out by ``encoder``; ValueError on a wrong width."""
-    obs = np.asarray(obs, dtype=np.float32)
-    if obs.ndim == 1:
-        obs = obs[None, :]
-    if obs.ndim != 2 or obs.shape[1] != encoder.size:
-        raise ValueError(
-            f"observations must have shape [B, {encoder.size}] for this rules config "
-            f"(max_players={encoder.max_players}), got {obs.shape}"
-        )
-    lay = encoder.layout
-    total = encoder.config.total_cards
-    batch, seats = obs.shape[0], encoder.max_players
-
-    def counts(block: str, scale: float = 1.0) -> np.ndarray:
-        return np.rint(obs[:, lay[block]] * scale).astype(np.int64)
-
-    top_one_hot = obs[:, lay["pile_top"]].reshape(batch, seats, PILE_TOP_SLOTS)
-    top_slot = top_one_hot.argmax(axis=2)
-    has_top = top_one_hot.max(axis=2) > 0
-    pile_tops = np.where(has_top & (top_slot != EMPTY_SLOT), top_slot, EMPTY_PILE)
-    to_act = obs[:, lay["to_act"]]
-    return ObservationView(
-        hand=counts("hand"),
-        table=counts("table"),
-        seen=counts("seen"),
-        pile_tops=pile_tops.astype(np.int64),
-        pile_sizes=counts("pile_size", total),
-        hand_sizes=counts("hand_size"),
-        present=obs[:, lay["present"]] > 0,
-        deck_size=counts("deck", total)[:, 0],
-        dealer_offset=obs[:, lay["dealer"]].argmax(axis=1).astype(np.int64),
-        to_act_offset=np.where(to_act.max(axis=1) > 0, to_act.argmax(axis=1), NO_SEAT).astype(np.int64),
-    )
-
-
-class ActionTable:
-    """Per-action-index arrays (kind, shown rank, target type, pile offset) of an `ActionEncoding`."""
-
-    def __init__(self, encoding: ActionEncoding):
-        index = np.arange(encoding.size)
-        self.kind, self.target = np.divmod(index, encoding.num_targets)
-        self.is_joker = self.kind >= JOKER_KIND_OFFSET
-        self.rank = np.where(self.is_joker, self.kind - JOKER_KIND_OFFSET, self.kind)
-        """Rank the played card shows (a joker's named rank; a discarded joker shows none)."""
-        self.is_table = self.target == TARGET_TABLE
-        self.is_discard = self.target == TARGET_DISCARD
-        self.is_table_joker = self.target == TARGET_TABLE_JOKER
-        self.is_own_pile = self.target == TARGET_PILE_OFFSET
-        self.is_steal = self.target > TARGET_PILE_OFFSET
-        self.pile_offset = np.maximum(self.target - TARGET_PILE_OFFSET, 0)
-        """Seat offset of a pile target (0 for non-pile targets, only meaningful with `is_steal`/`is_own_pile`)."""
-        self.card_rank = np.where(self.is_joker, JOKER_RANK, self.rank)
-        """Rank slot of the card that leaves the hand (jokers: slot 13)."""
-
-
-def cards_taken(view: ObservationView, table: ActionTable, take_all: bool,
-                rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """int64[K]: cards action ``actions[k]`` moves into the mover's pile in row ``rows[k]``, besides the played card.
-
-    Steal: the victim's pile; table capture: one card (``take_all``: every
-    table card of that rank plus every table joker); table joker: one; own
-    pile and discard: none.
-    """
-    rank = table.rank[actions]
-    if take_all:
-        table_take = view.table[rows, rank] + view.table[rows, JOKER_RANK]
-    else:
-        table_take = np.ones(rows.shape, dtype=np.int64)
-    taken = np.where(table.is_steal[actions], view.pile_sizes[rows, table.pile_offset[actions]], 0)
-    taken = np.where(table.is_table[actions], table_take, taken)
-    return np.where(table.is_table_joker[actions], 1, taken)
-
-
-def legal_entries(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, actions) of every legal entry of a mask, row by row; ValueError if a row has none."""
-    return np.nonzero(check_mask(mask))
-
-
-def all_entries(batch: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, actions) of every entry of a ``[batch, num_actions]`` array, row-major."""
-    return np.repeat(np.arange(batch), num_actions), np.tile(np.arange(num_actions), batch)
-
-
-def pick_best(values: np.ndarray, rows: np.ndarray, actions: np.ndarray, batch: int,
-              rng: np.random.Generator) -> np.ndarray:
-    """int64[batch]: per row, the action of the highest value among its entries; exact ties at random.
-
-    ``rows`` must be sorted (as `legal_entries` gives them) and cover every row.
-    """
-    keys = values + TIE_NOISE * rng.random(values.shape)
-    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-    row_best = np.maximum.reduceat(keys, starts)
-    is_best = keys == row_best[rows]
-    first_best = np.flatnonzero(is_best & np.r_[True, ~(is_best[:-1] & (rows[1:] == rows[:-1]))])
-    chosen = np.zeros(batch, dtype=np.int64)
-    chosen[rows[first_best]] = actions[first_best]
-    return chosen
-
-
-class EntryPolicy(BasePolicy):
-    """A policy that scores (row, action) entries with `entry_values` and plays each row's best legal action.
-
-    Only legal entries are scored in `act_batch` (a handful per row instead of
-    every action), which keeps batched rollouts fast.
-    """
-
-    def __init__(self, rules: RulesConfig, max_players: int | None = None):
-        super().__init__(rules, max_players)
-        self.table = ActionTable(self.actions)
-
-    def entry_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
-
-    def action_values(self, obs: np.ndarray) -> np.ndarray:
-        """float[B, A]: the value of every action (meaningful for legal ones only)."""
-        view = read_observations(self.encoder, obs)
-        batch = view.hand.shape[0]
-        rows, actions = all_entries(batch, self.actions.size)
-        return self.entry_values(view, rows, actions).reshape(batch, self.actions.size)
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        rows, actions = legal_entries(mask)
-        view = read_observations(self.encoder, obs)
-        values = self.entry_values(view, rows, actions)
-        return pick_best(values, rows, actions, view.hand.shape[0], rng)
-
-
-# ---------------------------------------------------------------------------
-# greedy
-# ---------------------------------------------------------------------------
-
-GREEDY_PRIORITY_STEAL = 0.3
-GREEDY_PRIORITY_TABLE = 0.2
-GREEDY_PRIORITY_OWN_PILE = 0.1
-GREEDY_PRIORITY_DISCARD = -0.5
-"""Greedy's order among moves taking equally many cards: steal, table capture, own pile, discard."""
-GREEDY_JOKER_PENALTY = 0.05
-"""Greedy plays a natural card rather than a joker for the same haul."""
-
-
-class GreedyPolicy(EntryPolicy):
-    """Takes the most cards now: the biggest steal, else a table capture, else the own pile; else discards.
-
-    Value of an action = cards it takes (see `cards_taken`) + a small priority
-    (steal > table > own pile > discard) - a small joker penalty; ties at random.
-    Vectorized over the batch, so it doubles as a fast rollout policy.
-    """
-
-    name = "greedy"
-
-    def __init__(self, rules: RulesConfig, max_players: int | None = None):
-        super().__init__(rules, max_players)
-        priority = np.zeros(self.actions.size)
-        priority[self.table.is_steal] = GREEDY_PRIORITY_STEAL
-        priority[self.table.is_table | self.table.is_table_joker] = GREEDY_PRIORITY_TABLE
-        priority[self.table.is_own_pile] = GREEDY_PRIORITY_OWN_PILE
-        priority[self.table.is_discard] = GREEDY_PRIORITY_DISCARD
-        priority[self.table.is_joker] -= GREEDY_JOKER_PENALTY
-        self.priority = priority
-
-    def entry_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        return cards_taken(view, self.table, self.rules.take_all, rows, actions) + self.priority[actions]
-
-
-# ---------------------------------------------------------------------------
-# heuristic
-# ---------------------------------------------------------------------------
-
-RISK_WEIGHT = 1.0
-"""Weight of the expected loss of the own pile to a steal before the next turn."""
-DISCARD_EXPOSURE = 2.0
-"""Cards an opponent gains by capturing a discarded card (the discard and their own card)."""
-PAIR_BONUS = 1.5
-"""Value of discarding a rank still held: next turn the player can capture it back."""
-JOKER_COST = 2.5
-"""Cards a joker is worth kept in hand: it can steal any pile later."""
-
-
-def unseen_counts(view: ObservationView, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
-    """(int64[B, 13] unseen natural cards per rank, int64[B] unseen jokers) from the observer's view.
-
-    Unseen = copies in the decks - seen face up (table, piles) - own hand: those
-    cards are in opponents' hands or in the deck.
-    """
-    copies = rules.copies_per_rank
-    jokers = JOKERS_PER_DECK * rules.decks if rules.jokers else 0
-    natural = np.maximum(copies - view.seen[:, :NUM_RANKS] - view.hand[:, :NUM_RANKS], 0)
-    joker = np.maximum(jokers - view.seen[:, JOKER_RANK] - view.hand[:, JOKER_RANK], 0)
-    return natural, joker
-
-
-def opponent_cards_before_next_turn(view: ObservationView, rules: RulesConfig) -> np.ndarray:
-    """int64[B]: unseen cards opponents may play before the observer plays again.
-
-    The opponents' hands; when every opponent hand is empty but the deck is
-    not, the next deal's cards; with ``draw_from_deck`` one flipped card per opponent.
-    """
-    n = rules.num_players
-    opponents = n - 1
-    if rules.draw_from_deck:
-        return np.minimum(view.deck_size, opponents)
-    in_hands = view.hand_sizes[:, 1:n].sum(axis=1)
-    next_deal = np.minimum(view.deck_size, rules.hand_size * opponents)
-    return np.where(in_hands > 0, in_hands, next_deal)
-
-
-def match_probabilities(view: ObservationView, rules: RulesConfig) -> np.ndarray:
-    """float[B, 14]: chance that some opponent can play rank r before the observer's next turn.
-
-    Hypergeometric: the opponents' H cards are drawn from the U unseen cards,
-    u of which show r (unseen r plus unseen jokers); P(none) = prod_i (U-u-i)/(U-i).
-    Column 13 stands for an empty pile (nothing to steal): 0.
-    """
-    natural, joker = unseen_counts(view, rules)
-    matching = (natural + joker[:, None]).astype(np.float64)
-    total = (natural.sum(axis=1) + joker).astype(np.float64)[:, None]
-    drawn = opponent_cards_before_next_turn(view, rules)[:, None]
-    p_none = np.ones_like(matching)
-    for i in range(int(drawn.max(initial=0))):
-        factor = np.maximum(total - matching - i, 0.0) / np.maximum(total - i, 1.0)
-        p_none = np.where(i < drawn, p_none * factor, p_none)
-    return np.concatenate([1.0 - p_none, np.zeros((p_none.shape[0], 1))], axis=1)
-
-
-class HeuristicPolicy(EntryPolicy):
-    """Scores every legal action with the rules page's tips; plays the best (ties at random).
-
-    In cards of margin (own score minus the others' mean), with ``o = n - 1``
-    opponents, ``k`` = cards taken (`cards_taken`) and ``p(r)`` = chance some
-    opponent can play rank r before my next turn (`match_probabilities`, from
-    counting unseen cards)::
-
-        value = gain - risk - discard_cost - joker_cost
-        gain         = 0 for a discard, else k + 1 (the played card joins my pile),
-                       plus k / o for a steal (the victim loses the pile: steal the biggest now)
-        risk         = RISK_WEIGHT * S' * p(t') * (1 + 1 / o)
-                       S', t' = my pile's size and top rank after the action; a top whose
-                       rank has no unseen copy left is safe (p = 0), so covering a big pile
-                       with a rank that has shown up a lot scores high
-        discard_cost = DISCARD_EXPOSURE * p(r) / o     (an opponent may take the card)
-                       - PAIR_BONUS * (1 - p(r))       if I still hold rank r afterwards
-                       (a discarded joker: exposure with p = 1)
-        joker_cost   = JOKER_COST for playing a joker
-    """
-
-    name = "heuristic"
-
-    def entry_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        rules, act = self.rules, self.table
-        opponents = rules.num_players - 1
-        is_discard, is_joker, rank = act.is_discard[actions], act.is_joker[actions], act.rank[actions]
-        taken = cards_taken(view, act, rules.take_all, rows, actions).astype(np.float64)
-        gain = np.where(is_discard, 0.0, taken + 1.0) + np.where(act.is_steal[actions], taken / opponents, 0.0)
-
-        p_match = match_probabilities(view, rules)
-        own_top = view.pile_tops[rows, 0]
-        own_size = view.pile_sizes[rows, 0].astype(np.float64)
-        top_after = np.where(is_discard, np.where(own_top == EMPTY_PILE, NUM_RANKS, own_top), rank)
-        size_after = np.where(is_discard, own_size, own_size + taken + 1.0)
-        risk = RISK_WEIGHT * size_after * p_match[rows, top_after] * (1.0 + 1.0 / opponents)
-
-        p_discard = np.where(is_joker, 1.0, p_match[rows, rank])
-        still_held = (view.hand[rows, act.card_rank[actions]] >= 2) & ~is_joker
-        discard_cost = DISCARD_EXPOSURE * p_discard / opponents - PAIR_BONUS * still_held * (1.0 - p_discard)
-        discard_cost = np.where(is_discard, discard_cost, 0.0)
-        joker_cost = np.where(is_joker, JOKER_COST, 0.0)
-        return gain - risk - discard_cost - joker_cost
+from rouba_env.encoding.observation import ObservationEncoder, ObservationView, read_observations
+from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.players.scoring import (
+    DISCARD_EXPOSURE,
+    GREEDY_JOKER_PENALTY,
+    GREEDY_PRIORITY_OWN_PILE,
+    GREEDY_PRIORITY_STEAL,
+    GREEDY_PRIORITY_TABLE,
+    JOKER_COST,
+    PAIR_BONUS,
+    RISK_WEIGHT,
+    TIE_NOISE,
+)
+from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 
 
 # ---------------------------------------------------------------------------
@@ -520,7 +204,7 @@ def determinize(
 class LeanGame:
     """A rank-level copy of a `GameState` for fast rollouts (suits and pile contents dropped).
 
-    Same rules as `rouba_env.engine` for everything that decides play:
+    Same rules as `rouba_env.rules.engine` for everything that decides play:
     hands and table per rank, pile sizes and tops, the deck order, the seat to
     act, the last capturer and the seen cards. `play` applies a move without
     checking it; `greedy_move` and `heuristic_move` pick the move
@@ -878,7 +562,7 @@ EXPERT_Z = 1.0
 EXPERT_MAX_MOVES = 12
 """Moves searched per decision: the heuristic's best ones (jokers can offer dozens of legal moves)."""
 EXPERT_BACKENDS = ("auto", "vector", "lean")
-"""Rollout engines: the batched `rouba_env.vector` engine, the pure-Python `LeanGame`, or auto."""
+"""Rollout engines: the batched `rouba_env.batched.game` engine, the pure-Python `LeanGame`, or auto."""
 VECTOR_MIN_ROLLOUTS = 48
 """``auto`` uses the batched engine from this many rollouts per decision (below, `LeanGame` is faster)."""
 EXPERT_ENDGAME_NODES = 20000
@@ -960,7 +644,7 @@ class ExpertPolicy(BasePolicy):
        cards drawn consistently with the observation). On each, every legal
        move is applied and the game is rolled out to the end with the
        ``rollout`` player for every seat (heuristic by default) on the batched
-       engine `rouba_env.vector` or on `LeanGame`. All moves share the same
+       engine `rouba_env.batched.game` or on `LeanGame`. All moves share the same
        determinizations (common random numbers).
     3. The heuristic's choice is the anchor. Another move is played only if its
        mean paired advantage over the anchor exceeds ``z`` standard errors;
@@ -1047,12 +731,12 @@ class ExpertPolicy(BasePolicy):
         return self._vector_module() is not None
 
     def _vector_module(self):
-        """`rouba_env.vector` when it can be imported (None otherwise; ``backend="vector"`` then fails)."""
+        """`rouba_env.batched.game` when it can be imported (None otherwise; ``backend="vector"`` then fails)."""
         try:
-            from rouba_env import vector
+            from rouba_env.batched import game as vector
         except ImportError:
             if self.backend == "vector":
-                raise ValueError("expert backend 'vector' needs rouba_env.vector, which cannot be imported") from None
+                raise ValueError("expert backend 'vector' needs rouba_env.batched.game, which cannot be imported") from None
             return None
         return vector
 
@@ -1071,7 +755,7 @@ class ExpertPolicy(BasePolicy):
         return sizes
 
     def _vector_rollouts(self, states: list[GameState], moves: list, rng: np.random.Generator) -> list[list[list[int]]]:
-        """Final pile sizes [S][M] from batched rollouts on `rouba_env.vector.VectorGame` (slot = s * M + m)."""
+        """Final pile sizes [S][M] from batched rollouts on `rouba_env.batched.game.VectorGame` (slot = s * M + m)."""
         vector = self._vector_module()
         rules, count = self.rules, len(moves)
         game = vector.VectorGame.from_states(rules, [state for state in states for _ in range(count)])
@@ -1128,37 +812,3 @@ class ExpertPolicy(BasePolicy):
         return int(candidates[np.argmax(score)])
 
 
-def _options_error(name: str, options: dict) -> ValueError:
-    return ValueError(f"player {name!r} takes no option(s) {sorted(options)}")
-
-
-def _make_scripted(cls):
-    """Registry factory for a player without options; unknown options are a ValueError naming them."""
-
-    def factory(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
-        if options:
-            raise _options_error(cls.name, options)
-        return cls(rules, max_players)
-
-    return factory
-
-
-def _make_expert(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
-    """``expert[:samples=N][,margin_weight=W]``; option values arrive as strings from the spec."""
-    known = {"samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
-             "endgame_nodes": int, "backend": str, "max_moves": int}
-    unknown = set(options) - set(known)
-    if unknown:
-        raise ValueError(f"player 'expert' has no option(s) {sorted(unknown)}; known: {sorted(known)}")
-    parsed = {}
-    for key, value in options.items():
-        try:
-            parsed[key] = known[key](value)
-        except (TypeError, ValueError):
-            raise ValueError(f"expert option {key}={value!r} is not a valid {known[key].__name__}") from None
-    return ExpertPolicy(rules, max_players, **parsed)
-
-
-register_policy("greedy", _make_scripted(GreedyPolicy))
-register_policy("heuristic", _make_scripted(HeuristicPolicy))
-register_policy("expert", _make_expert)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rouba_env.cards import RANK_NAMES
-from rouba_env.config import MAX_PLAYERS, RulesConfig
-from rouba_env.engine import (
+from rouba_env.rules.cards import RANK_NAMES
+from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
+from rouba_env.rules.engine import (
     JOKER_KIND_OFFSET,
     NUM_KINDS,
     TARGET_DISCARD,

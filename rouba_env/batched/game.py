@@ -1,0 +1,302 @@
+"""Batched engine: ``B`` independent games stepped together, for fast self-play.
+
+`VectorGame` plays the same rules as `rouba_env.rules.engine` (the reference) on
+per-rank count arrays: suits never matter to the rules, so a slot keeps only
+rank counts of every hand, the table and the seen cards, each pile's size and
+top, and its deck as an array of ranks with a length (top card last). Every
+step writes the observation and the action mask of the seat to act into
+preallocated buffers; they are bit-identical to `ObservationEncoder.encode`
+and `ActionEncoding.mask` on the equivalent reference state.
+
+Deal seeds: game ``k`` (0, 1, 2, ... counted per slot, every game started by
+`VectorGame.reset` or by an auto-reset counts) in slot ``i`` of a
+``VectorGame`` with base ``seed`` is ``engine.start_game(config, s)`` with
+``s = slot_deal_seed(seed, i, k)``; `VectorGame.deal_seeds` holds the seed of
+the game currently in each slot.
+
+Every call runs one compiled loop over the slots (`rouba_env.batched.kernels`,
+compiled by numba on first use and cached on disk).
+
+Finished games (only without auto-reset, e.g. after `VectorGame.from_states`):
+``current`` is -1, the mask is all zero, ``obs`` is seat 0's view of the final
+position (``to_act`` all zero), and the slot's action is ignored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rouba_env.batched import kernels
+from rouba_env.batched.kernels import (
+    NUM_PARAMS, P_A, P_AUTO, P_D, P_DEALER, P_DRAW, P_FIRST_PLAYER, P_HAND, P_LEFTOVERS, P_M, P_MARGIN, P_MUST, P_N,
+    P_O_ACT, P_O_DEALER, P_O_DECK, P_O_FLIP, P_O_HSIZE, P_O_PRESENT, P_O_PSIZE, P_O_RULES, P_O_SEEN, P_O_TABLE,
+    P_O_TOP, P_T, P_TABLE_CARDS, P_TAKE_ALL, P_TOTAL, JOKER_SLOT, RANK_SLOTS,
+)
+from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
+from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS, RULE_FLAGS, ObservationEncoder
+from rouba_env.rules import engine
+from rouba_env.rules.cards import make_deck, rank_of
+from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.engine import EMPTY_PILE, GameState
+from rouba_env.rules.scoring import check_reward_mode
+from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
+
+
+def _base_ranks(config: RulesConfig) -> np.ndarray:
+    """Rank (0..13) of each card of the unshuffled deck `make_deck` (the order `shuffle_order` permutes)."""
+    return np.array([rank_of(card) for card in make_deck(config.decks, config.jokers)], dtype=np.int8)
+
+
+def _check_int(name: str, value, low: int | None = None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    return int(value)
+
+
+class VectorGame:
+    """``batch_size`` games of one rules config, stepped together.
+
+    Args:
+        config: the rules (a `RulesConfig`).
+        batch_size: number of game slots ``B``.
+        seed: base seed of the deals (see `slot_deal_seed`), an int >= 0.
+        max_players: pad observations and actions to this many seats (as the encoders do).
+        auto_reset: a slot whose game ended starts its next game in the same step.
+        reward: ``"outcome"`` (+1 sole winner, 0 tied top, -1 others) or ``"margin"``
+            (`engine.margin_rewards`).
+
+    Call `reset` before the first `step`. Buffers ``obs``, ``mask``, ``current``,
+    ``rewards``, ``done``, ``final_scores`` and ``deal_seeds`` are refreshed in
+    place; copy them to keep them.
+    """
+
+    def __init__(
+        self,
+        config: RulesConfig,
+        batch_size: int,
+        seed: int = 0,
+        max_players: int | None = None,
+        auto_reset: bool = True,
+        reward: str = "outcome",
+    ):
+        if not isinstance(config, RulesConfig):
+            raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
+        self.batch_size = _check_int("batch_size", batch_size, 1)
+        self.seed = _check_int("seed", seed, 0)
+        if not isinstance(auto_reset, (bool, np.bool_)):
+            raise ValueError(f"auto_reset must be True or False, got {auto_reset!r}")
+        check_reward_mode(reward)
+        self.config = config
+        self.max_players = resolve_max_players(config, max_players)
+        self.auto_reset = bool(auto_reset)
+        self.reward_mode = reward
+
+        encoder = ObservationEncoder(config, self.max_players)
+        actions = ActionEncoding(config, self.max_players)
+        self.obs_size = encoder.size
+        self.num_actions = actions.size
+        self.num_players = n = config.num_players
+        self.num_targets = actions.num_targets
+        self.total_cards = config.total_cards
+        B, C, m = self.batch_size, config.total_cards, self.max_players
+        lay = encoder.layout
+        params = np.zeros(NUM_PARAMS, dtype=np.int64)
+        params[P_N], params[P_M], params[P_T] = n, m, actions.num_targets
+        params[P_HAND], params[P_TABLE_CARDS] = config.hand_size, config.table_cards
+        params[P_TAKE_ALL], params[P_MUST] = config.take_all, config.must_capture
+        params[P_LEFTOVERS], params[P_DRAW] = config.leftovers_to_last_capturer, config.draw_from_deck
+        params[P_FIRST_PLAYER], params[P_DEALER], params[P_TOTAL] = config.first_player, config.dealer, C
+        params[P_MARGIN], params[P_AUTO] = reward == "margin", self.auto_reset
+        params[P_D], params[P_A] = self.obs_size, self.num_actions
+        for index, block in ((P_O_TABLE, "table"), (P_O_SEEN, "seen"), (P_O_TOP, "pile_top"),
+                             (P_O_PSIZE, "pile_size"), (P_O_HSIZE, "hand_size"), (P_O_PRESENT, "present"),
+                             (P_O_DEALER, "dealer"), (P_O_ACT, "to_act"), (P_O_DECK, "deck"),
+                             (P_O_FLIP, "flipped"), (P_O_RULES, "rules")):
+            params[index] = lay[block].start
+        if lay["hand"].start != 0 or PILE_TOP_SLOTS != RANK_SLOTS or EMPTY_SLOT != JOKER_SLOT or len(RULE_FLAGS) != 5:
+            raise RuntimeError("observation layout changed; rouba_env.batched.game must be updated")  # pragma: no cover
+        self._params = tuple(int(value) for value in params)  # a tuple: compiled code keeps it in registers
+        self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
+        self._base_ranks = _base_ranks(config)
+
+        # Game state, one row per slot.
+        self._hands = np.zeros((B, n, RANK_SLOTS), dtype=np.int16)
+        self._hand_count = np.zeros((B, n), dtype=np.int16)
+        self._table = np.zeros((B, RANK_SLOTS), dtype=np.int16)
+        self._seen = np.zeros((B, RANK_SLOTS), dtype=np.int16)
+        self._pile = np.zeros((B, n), dtype=np.int16)
+        self._top = np.full((B, n), EMPTY_PILE, dtype=np.int8)
+        self._deck = np.zeros((B, C), dtype=np.int8)
+        self._deck_len = np.zeros(B, dtype=np.int16)
+        self._last_cap = np.full(B, -1, dtype=np.int16)
+        self._turn = np.zeros(B, dtype=np.int32)
+        self._games = np.zeros(B, dtype=np.uint64)  # games started so far in each slot
+        self._ended = np.zeros(B, dtype=np.int64)
+        self._actions = np.zeros(B, dtype=np.int64)
+        self._slots = np.arange(B, dtype=np.int64)
+        # Outputs.
+        self.obs = np.zeros((B, self.obs_size), dtype=np.float32)
+        self.mask = np.zeros((B, self.num_actions), dtype=np.int8)
+        self.current = np.full(B, -1, dtype=np.int64)
+        self.rewards = np.zeros((B, n), dtype=np.float32)
+        self.done = np.zeros(B, dtype=bool)
+        self.final_scores = np.zeros((B, n), dtype=np.int64)
+        self.deal_seeds = np.zeros(B, dtype=np.uint64)
+        self._started = False
+
+    # ------------------------------------------------------------------ API
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game in every slot (the next game ``k`` of each slot).
+
+        With ``seed``, the base seed is replaced and the game counters restart
+        at 0, so ``reset(seed=s)`` replays the deals of ``VectorGame(..., seed=s)``.
+        """
+        if seed is not None:
+            self.seed = _check_int("seed", seed, 0)
+            self._games[:] = 0
+        self.rewards[:] = 0.0
+        self.done[:] = False
+        self.final_scores[:] = 0
+        self._start_games(self._slots)
+        self._started = True
+
+    def step(self, actions) -> None:
+        """Play one action per slot (indices of `ActionEncoding`); refreshes the buffers."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        acts = self._as_actions(actions)
+        bad = self._first_illegal(acts)
+        if bad >= 0:
+            legal = np.flatnonzero(self.mask[bad]).tolist()
+            raise ValueError(
+                f"illegal action {int(acts[bad])} in slot {bad} (seat {int(self.current[bad])} to act); "
+                f"legal actions: {legal}"
+            )
+        n_ended = kernels.step_games(
+            acts, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen, self._pile,
+            self._top, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
+            self.rewards, self.done, self.final_scores, self._ended,
+        )
+        if n_ended:
+            self._start_games(self._ended[:n_ended])
+
+    def observe(self, seat_view, out: np.ndarray | None = None) -> np.ndarray:
+        """float32[B, D]: the observation of absolute seat ``seat_view[b]`` in each slot (same encoding as ``obs``)."""
+        if not self._started:
+            raise RuntimeError("call reset() before observe()")
+        seats = np.asarray(seat_view)
+        if seats.ndim == 0:
+            seats = np.full(self.batch_size, seats)
+        if seats.shape != (self.batch_size,) or seats.dtype.kind not in "iu":
+            raise ValueError(f"seat_view must be {self.batch_size} integer seats, got shape {seats.shape}")
+        seats = seats.astype(np.int64)
+        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        if out is None:
+            out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
+        elif out.shape != (self.batch_size, self.obs_size) or out.dtype != np.float32:
+            raise ValueError(f"out must be float32[{self.batch_size}, {self.obs_size}]")
+        kernels.observe_seats(
+            seats, out, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen,
+            self._pile, self._top, self._deck_len, self.current,
+        )
+        return out
+
+    def random_actions(self, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal action per slot (0 where none is legal), chosen in one batched pass."""
+        if out is None:
+            out = np.empty(self.batch_size, dtype=np.int64)
+        u = rng.random(self.batch_size)
+        kernels.sample_legal(self.mask, u, out)
+        return out
+
+    def scores(self) -> np.ndarray:
+        """int64[B, n]: cards in each seat's pile now (the final scores once a game is over)."""
+        return self._pile.astype(np.int64)
+
+    @property
+    def turns(self) -> np.ndarray:
+        """int64[B]: moves played so far in each slot's current game."""
+        return self._turn.astype(np.int64)
+
+    @classmethod
+    def from_states(
+        cls,
+        config: RulesConfig,
+        states: list[GameState],
+        max_players: int | None = None,
+        reward: str = "outcome",
+    ) -> "VectorGame":
+        """A VectorGame (``auto_reset=False``) holding copies of reference-engine states, one per slot.
+
+        Finished states stay finished: their mask is all zero, their action is
+        ignored, and ``done`` is only True on the step that ends a game.
+        ``deal_seeds`` are 0 (a state does not know its seed).
+        """
+        states = list(states)
+        if not states:
+            raise ValueError("from_states needs at least one state")
+        game = cls(config, len(states), max_players=max_players, auto_reset=False, reward=reward)
+        n = config.num_players
+        for b, state in enumerate(states):
+            if not isinstance(state, GameState):
+                raise ValueError(f"states[{b}] is a {type(state).__name__}, not a GameState")
+            if state.config != config:
+                raise ValueError(f"states[{b}] was played under other rules: {state.config} != {config}")
+            if len(state.deck) > game.total_cards or len(state.hands) != n:
+                raise ValueError(f"states[{b}] does not fit the rules")  # pragma: no cover
+            for seat in range(n):
+                game._hands[b, seat] = engine.rank_counts(state.hands[seat])
+                game._hand_count[b, seat] = len(state.hands[seat])
+                game._pile[b, seat] = len(state.piles[seat])
+                game._top[b, seat] = state.pile_tops[seat]
+            game._table[b] = engine.rank_counts(state.table)
+            game._seen[b] = engine.seen_counts(state)
+            game._deck_len[b] = len(state.deck)
+            game._deck[b, : len(state.deck)] = [rank_of(card) for card in state.deck]
+            game.current[b] = state.current
+            game._last_cap[b] = state.last_capturer
+            game._turn[b] = state.turn
+        game._refresh_all()
+        game._started = True
+        return game
+
+    # ------------------------------------------------------------ internals
+
+    def _as_actions(self, actions) -> np.ndarray:
+        acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        if acts.shape != (self.batch_size,):
+            raise ValueError(f"actions must have shape ({self.batch_size},), got {acts.shape}")
+        if acts.dtype == np.int64 and acts.flags.c_contiguous:
+            return acts
+        if acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
+        if acts.dtype == np.uint64 and acts.size and acts.max() > np.iinfo(np.int64).max:
+            raise ValueError("actions out of range")
+        self._actions[:] = acts
+        return self._actions
+
+    def _first_illegal(self, acts: np.ndarray) -> int:
+        return int(kernels.first_illegal(acts, self.mask, self.current))
+
+    def _start_games(self, slots: np.ndarray) -> None:
+        """Deal the next game of each slot in ``slots`` (batched shuffle) and write its obs and mask."""
+        games = self._games[slots]
+        seeds = slot_deal_seed(self.seed, slots, games)
+        self._games[slots] = games + np.uint64(1)
+        self.deal_seeds[slots] = seeds
+        orders = shuffle_order(seeds, self.total_cards)
+        kernels.deal_games(
+            np.ascontiguousarray(slots, dtype=np.int64), orders, self._base_ranks, self._params, self._rules,
+            self._hands, self._hand_count, self._table, self._seen, self._pile, self._top, self._deck,
+            self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
+        )
+
+    def _refresh_all(self) -> None:
+        kernels.refresh_all(
+            self._params, self._rules, self._hands, self._hand_count, self._table, self._seen, self._pile,
+            self._top, self._deck_len, self.current, self.obs, self.mask,
+        )

@@ -1,0 +1,404 @@
+"""The batched engine's compiled kernels: plain loops over game slots, compiled by numba.
+
+Each slot holds one game as per-rank counts (see `rouba_env.batched.game`).
+The kernels implement the rules once for the batched engine; the reference
+engine `rouba_env.rules.engine` is the other implementation, and the two are
+checked step by step against each other. Helpers used inside a loop are
+inlined into their callers: a call passing a dozen arrays costs more than the work.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from rouba_env.rules.cards import NUM_RANKS
+from rouba_env.rules.engine import (
+    EMPTY_PILE,
+    JOKER_KIND_OFFSET,
+    NO_SEAT,
+    NUM_RANK_SLOTS,
+    TARGET_DISCARD,
+    TARGET_PILE_OFFSET,
+    TARGET_TABLE,
+    TARGET_TABLE_JOKER,
+)
+
+RANK_SLOTS = NUM_RANK_SLOTS
+"""Per-rank count arrays: 13 ranks, then the joker slot."""
+JOKER_SLOT = NUM_RANKS
+"""The joker's rank slot."""
+PILE_TOP_SLOTS = NUM_RANKS + 1
+"""Observation: one-hot pile top per seat, 13 ranks then "empty" (as `rouba_env.encoding.observation`)."""
+EMPTY_TOP_SLOT = NUM_RANKS
+
+
+# Indices into the int64 parameter vector handed to the kernels.
+P_N, P_M, P_T, P_HAND, P_TABLE_CARDS, P_TAKE_ALL, P_MUST, P_LEFTOVERS, P_DRAW, P_FIRST_PLAYER, P_DEALER, P_TOTAL = range(12)
+P_MARGIN, P_AUTO, P_D, P_A = range(12, 16)
+P_O_TABLE, P_O_SEEN, P_O_TOP, P_O_PSIZE, P_O_HSIZE, P_O_PRESENT, P_O_DEALER, P_O_ACT, P_O_DECK = range(16, 25)
+P_O_FLIP, P_O_RULES = range(25, 27)
+NUM_PARAMS = 27
+
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
+    """Observation of absolute ``seat`` in slot ``b`` into ``obs[b]`` (see `rouba_env.encoding.observation`)."""
+    # Every parameter is read before the first store: the compiler cannot tell `obs` and `p` apart.
+    n = p[P_N]
+    o_table = p[P_O_TABLE]
+    o_seen = p[P_O_SEEN]
+    o_top = p[P_O_TOP]
+    o_psize = p[P_O_PSIZE]
+    o_hsize = p[P_O_HSIZE]
+    o_present = p[P_O_PRESENT]
+    o_dealer = p[P_O_DEALER]
+    o_act = p[P_O_ACT]
+    o_deck = p[P_O_DECK]
+    o_flip = p[P_O_FLIP]
+    o_rules = p[P_O_RULES]
+    dealer = p[P_DEALER]
+    draw = p[P_DRAW] != 0
+    total = np.float32(p[P_TOTAL])
+    cur = current[b]
+    for i in range(obs.shape[1]):
+        obs[b, i] = 0.0
+    for r in range(RANK_SLOTS):
+        obs[b, r] = np.float32(hands[b, seat, r])
+        obs[b, o_table + r] = np.float32(table[b, r])
+        obs[b, o_seen + r] = np.float32(seen[b, r])
+    other = seat
+    for o in range(n):
+        t = np.int64(top[b, other])
+        obs[b, o_top + o * PILE_TOP_SLOTS + (EMPTY_TOP_SLOT if t < 0 else t)] = 1.0
+        obs[b, o_psize + o] = np.float32(pile[b, other]) / total
+        obs[b, o_hsize + o] = np.float32(hand_count[b, other])
+        obs[b, o_present + o] = 1.0
+        other += 1
+        if other == n:
+            other = 0
+    offset = dealer - seat
+    if offset < 0:
+        offset += n
+    obs[b, o_dealer + offset] = 1.0
+    if cur >= 0:
+        offset = cur - seat
+        if offset < 0:
+            offset += n
+        obs[b, o_act + offset] = 1.0
+        if draw:
+            for r in range(RANK_SLOTS):
+                obs[b, o_flip + r] = np.float32(hands[b, cur, r])
+    obs[b, o_deck] = np.float32(deck_len[b]) / total
+    for i in range(rules.shape[0]):
+        obs[b, o_rules + i] = rules[i]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def write_mask(mask, b, p, hands, table, top, current):
+    """Legal-action mask of the seat to act in slot ``b`` into ``mask[b]`` (all zero when the game is over)."""
+    n = p[P_N]
+    T = p[P_T]
+    take_all = p[P_TAKE_ALL] != 0
+    must = p[P_MUST] != 0
+    cur = current[b]
+    for i in range(mask.shape[1]):
+        mask[b, i] = 0
+    if cur < 0:
+        return
+    has_joker = hands[b, cur, JOKER_SLOT] > 0
+    table_jokers = table[b, JOKER_SLOT] > 0
+    pile_bits = 0
+    seat = cur
+    for o in range(n):
+        t = top[b, seat]
+        if t >= 0:
+            pile_bits |= 1 << t
+            if hands[b, cur, t] > 0:
+                mask[b, t * T + TARGET_PILE_OFFSET + o] = 1
+            if has_joker:
+                mask[b, (JOKER_KIND_OFFSET + t) * T + TARGET_PILE_OFFSET + o] = 1
+        seat += 1
+        if seat == n:
+            seat = 0
+    joker_table = table_jokers and not take_all
+    joker_can_capture = False
+    for r in range(NUM_RANKS):
+        on_table = table[b, r] > 0 or (take_all and table_jokers)
+        can_capture = on_table or joker_table or ((pile_bits >> r) & 1) != 0
+        if hands[b, cur, r] > 0:
+            if on_table:
+                mask[b, r * T + TARGET_TABLE] = 1
+            if joker_table:
+                mask[b, r * T + TARGET_TABLE_JOKER] = 1
+            if not can_capture or not must:
+                mask[b, r * T + TARGET_DISCARD] = 1
+        if has_joker:
+            if on_table:
+                mask[b, (JOKER_KIND_OFFSET + r) * T + TARGET_TABLE] = 1
+            if joker_table:
+                mask[b, (JOKER_KIND_OFFSET + r) * T + TARGET_TABLE_JOKER] = 1
+            if can_capture:
+                joker_can_capture = True
+    if has_joker and (not joker_can_capture or not must):
+        mask[b, JOKER_KIND_OFFSET * T + TARGET_DISCARD] = 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def deal_hands(b, p, hands, hand_count, deck, deck_len):
+    """One card at a time from the first player, up to the hand size each, until the deck runs out."""
+    n = p[P_N]
+    fp = p[P_FIRST_PLAYER]
+    left = deck_len[b]
+    for _ in range(p[P_HAND]):
+        seat = fp
+        for _o in range(n):
+            if left == 0:
+                deck_len[b] = 0
+                return
+            left -= 1
+            r = deck[b, left]
+            hands[b, seat, r] += 1
+            hand_count[b, seat] += 1
+            seat += 1
+            if seat == n:
+                seat = 0
+    deck_len[b] = left
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn):
+    """Deal a new game in slot ``b`` from a shuffle ``order`` (a row of `engine.shuffle_order`)."""
+    n = p[P_N]
+    for s in range(n):
+        for r in range(RANK_SLOTS):
+            hands[b, s, r] = 0
+        hand_count[b, s] = 0
+        pile[b, s] = 0
+        top[b, s] = EMPTY_PILE
+    for r in range(RANK_SLOTS):
+        table[b, r] = 0
+    total = p[P_TOTAL]
+    for j in range(total):
+        deck[b, j] = base_ranks[order[j]]
+    deck_len[b] = total
+    last_cap[b] = NO_SEAT
+    turn[b] = 0
+    fp = p[P_FIRST_PLAYER]
+    if p[P_DRAW] == 0:
+        deal_hands(b, p, hands, hand_count, deck, deck_len)
+    left = deck_len[b]
+    for _ in range(p[P_TABLE_CARDS]):
+        left -= 1
+        table[b, deck[b, left]] += 1
+    if p[P_DRAW] != 0:
+        left -= 1
+        hands[b, fp, deck[b, left]] += 1
+        hand_count[b, fp] += 1
+    deck_len[b] = left
+    for r in range(RANK_SLOTS):
+        seen[b, r] = table[b, r]
+    current[b] = fp
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def deal_games(idx, orders, base_ranks, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current,
+            last_cap, turn, obs, mask):
+    """Start new games in slots ``idx`` (shuffles ``orders[i]``) and write their observations and masks."""
+    for i in range(idx.shape[0]):
+        b = idx[i]
+        start_slot(b, orders[i], base_ranks, p, hands, hand_count, table, seen, pile, top, deck, deck_len, current,
+                 last_cap, turn)
+        write_observation(obs, b, current[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_mask(mask, b, p, hands, table, top, current)
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def first_illegal(actions, mask, current):
+    """First live slot whose action is out of range or illegal, or -1."""
+    A = mask.shape[1]
+    for b in range(actions.shape[0]):
+        if current[b] >= 0:
+            a = actions[b]
+            if a < 0 or a >= A or mask[b, a] == 0:
+                return b
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn,
+            obs, mask, rewards, done, final_scores, ended):
+    """Play one (checked) action per live slot; returns how many games ended (their slots in ``ended``)."""
+    n = p[P_N]
+    T = p[P_T]
+    take_all = p[P_TAKE_ALL] != 0
+    draw = p[P_DRAW] != 0
+    auto = p[P_AUTO] != 0
+    first_player = p[P_FIRST_PLAYER]
+    leftovers = p[P_LEFTOVERS] != 0
+    margin = p[P_MARGIN] != 0
+    total_cards = p[P_TOTAL]
+    n_ended = 0
+    for b in range(actions.shape[0]):
+        done[b] = False
+        for s in range(n):
+            rewards[b, s] = 0.0
+        cur = current[b]
+        if cur < 0:
+            continue
+        a = actions[b]
+        kind = a // T
+        target = a - kind * T
+        if kind >= JOKER_KIND_OFFSET:
+            card = JOKER_SLOT
+            rank = kind - JOKER_KIND_OFFSET
+        else:
+            card = kind
+            rank = kind
+        hands[b, cur, card] -= 1
+        hand_count[b, cur] -= 1
+        seen[b, card] += 1
+        if target == TARGET_DISCARD:
+            table[b, card] += 1
+        elif target == TARGET_TABLE:
+            if take_all:
+                taken = table[b, rank] + table[b, JOKER_SLOT]
+                table[b, rank] = 0
+                table[b, JOKER_SLOT] = 0
+            else:
+                taken = 1
+                table[b, rank] -= 1
+            pile[b, cur] += taken + 1
+            top[b, cur] = rank
+            last_cap[b] = cur
+        elif target == TARGET_TABLE_JOKER:
+            table[b, JOKER_SLOT] -= 1
+            pile[b, cur] += 2
+            top[b, cur] = rank
+            last_cap[b] = cur
+        else:
+            victim = cur + target - TARGET_PILE_OFFSET
+            if victim >= n:
+                victim -= n
+            if victim != cur:
+                pile[b, cur] += pile[b, victim]
+                pile[b, victim] = 0
+                top[b, victim] = EMPTY_PILE
+                last_cap[b] = cur
+            pile[b, cur] += 1
+            top[b, cur] = rank
+        turn[b] += 1
+        # Pass the turn (engine._advance).
+        nxt = -1
+        if draw:
+            if deck_len[b] > 0:
+                nxt = cur + 1
+                if nxt == n:
+                    nxt = 0
+                left = deck_len[b] - 1
+                deck_len[b] = left
+                hands[b, nxt, deck[b, left]] += 1
+                hand_count[b, nxt] += 1
+        else:
+            seat = cur
+            for _o in range(n):
+                seat += 1
+                if seat == n:
+                    seat = 0
+                if hand_count[b, seat] > 0:
+                    nxt = seat
+                    break
+            if nxt < 0 and deck_len[b] > 0:
+                deal_hands(b, p, hands, hand_count, deck, deck_len)
+                nxt = first_player  # the first player is always dealt the first card
+        if nxt >= 0:
+            current[b] = nxt
+            write_observation(obs, b, nxt, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+            write_mask(mask, b, p, hands, table, top, current)
+            continue
+        # Game over (engine._finish).
+        current[b] = NO_SEAT
+        if leftovers and last_cap[b] >= 0:
+            left_total = 0
+            highest = -1
+            for r in range(RANK_SLOTS):
+                c = table[b, r]
+                if c > 0:
+                    left_total += c
+                    if r < NUM_RANKS:
+                        highest = r
+                    table[b, r] = 0
+            if left_total > 0:
+                s = last_cap[b]
+                if top[b, s] < 0:
+                    top[b, s] = highest if highest >= 0 else 0
+                pile[b, s] += left_total
+        best = 0
+        for s in range(n):
+            if pile[b, s] > best:
+                best = pile[b, s]
+        n_best = 0
+        total_points = 0
+        for s in range(n):
+            final_scores[b, s] = pile[b, s]
+            total_points += pile[b, s]
+            if pile[b, s] == best:
+                n_best += 1
+        if margin:
+            for s in range(n):
+                points = pile[b, s]
+                rewards[b, s] = (points - (total_points - points) / (n - 1)) / total_cards
+        else:
+            for s in range(n):
+                if pile[b, s] == best:
+                    rewards[b, s] = 1.0 if n_best == 1 else 0.0
+                else:
+                    rewards[b, s] = -1.0
+        done[b] = True
+        if auto:
+            ended[n_ended] = b
+            n_ended += 1
+        else:
+            write_observation(obs, b, 0, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+            write_mask(mask, b, p, hands, table, top, current)
+    return n_ended
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def observe_seats(seats, out, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
+    for b in range(seats.shape[0]):
+        write_observation(out, b, seats[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def refresh_all(p, rules, hands, hand_count, table, seen, pile, top, deck_len, current, obs, mask):
+    """Observation (seat to act, or seat 0 once over) and mask of every slot."""
+    for b in range(obs.shape[0]):
+        seat = current[b] if current[b] >= 0 else 0
+        write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_mask(mask, b, p, hands, table, top, current)
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def sample_legal(mask, u, out):
+    """``out[b]``: the ``floor(u[b] * legal)``-th legal action of row ``b`` (0 when none is legal)."""
+    A = mask.shape[1]
+    for b in range(mask.shape[0]):
+        count = 0
+        for a in range(A):
+            count += mask[b, a]
+        out[b] = 0
+        if count == 0:
+            continue
+        k = int(u[b] * count)
+        if k >= count:
+            k = count - 1
+        for a in range(A):
+            if mask[b, a] != 0:
+                if k == 0:
+                    out[b] = a
+                    break
+                k -= 1
+
+

@@ -1,0 +1,1 @@
+"""Environments over the reference engine: PettingZoo AEC, Gymnasium single-agent, text rendering."""

@@ -1,0 +1,1 @@
+"""Duplicate-deal evaluation with confidence intervals and ratings."""

@@ -1,0 +1,1 @@
+"""Players behind one `Policy` interface: random, scripted, search and trained networks, named by specs."""

@@ -1,0 +1,78 @@
+"""One `Policy` interface for every player, scripted or learned, and player specs.
+
+A policy sees only what its seat sees: the observation vector and the action
+mask (plus a `numpy.random.Generator`), never the engine state. Players are
+named by spec strings (see `rouba_env.players.registry`).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.rules.config import RulesConfig
+from rouba_env.encoding.observation import ObservationEncoder
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A player: picks legal actions from observations and masks."""
+
+    name: str
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """One action for one observation ``obs[D]`` with mask ``mask[A]``."""
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Actions ``int64[B]`` for observations ``obs[B, D]`` and masks ``mask[B, A]``."""
+
+
+class BasePolicy:
+    """Convenience base: implement `act_batch` (or `act`) and get the other one.
+
+    Holds the rules, the observation encoder (for the layout) and the action
+    encoding that the policy was made for.
+    """
+
+    name = "policy"
+
+    def __init__(self, rules: RulesConfig, max_players: int | None = None):
+        self.rules = rules
+        self.encoder = ObservationEncoder(rules, max_players)
+        self.actions = ActionEncoding(rules, max_players)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        return int(self.act_batch(obs[None, :], mask[None, :], rng)[0])
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.array([self.act(o, m, rng) for o, m in zip(obs, mask)], dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def check_mask(mask: np.ndarray) -> np.ndarray:
+    """The mask as a 2-D bool array; ValueError if some row has no legal action."""
+    mask = np.asarray(mask)
+    if mask.ndim == 1:
+        mask = mask[None, :]
+    legal = mask.astype(bool)
+    empty = ~legal.any(axis=1)
+    if empty.any():
+        raise ValueError(f"action mask row(s) {np.flatnonzero(empty).tolist()} have no legal action")
+    return legal
+
+
+class RandomPolicy(BasePolicy):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        legal = check_mask(mask)
+        # Gumbel-free trick: a uniform key per legal action, take the largest.
+        keys = rng.random(legal.shape)
+        keys[~legal] = -1.0
+        return keys.argmax(axis=1).astype(np.int64)

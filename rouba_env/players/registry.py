@@ -1,0 +1,111 @@
+"""Player specs: names such as ``random``, ``greedy``, ``expert:samples=64`` or ``checkpoint:2p``.
+
+`BUILTIN_PLAYERS` is an explicit table of factories, written out here (no
+registration by import side effects). `make_policy` turns a spec into a
+`Policy` for a rules config; callers may pass extra factories of their own.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from rouba_env.players.base import Policy, RandomPolicy
+from rouba_env.players.expert import ExpertPolicy
+from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
+from rouba_env.rules.config import RulesConfig
+
+PolicyFactory = Callable[..., Policy]
+"""``factory(rules, max_players, **options) -> Policy``; options come from the spec as strings."""
+
+
+def _options_error(name: str, options: dict) -> ValueError:
+    return ValueError(f"player {name!r} takes no option(s) {sorted(options)}")
+
+
+def _make_scripted(cls):
+    """Registry factory for a player without options; unknown options are a ValueError naming them."""
+
+    def factory(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
+        if options:
+            raise _options_error(cls.name, options)
+        return cls(rules, max_players)
+
+    return factory
+
+
+def _make_expert(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
+    """``expert[:samples=N][,margin_weight=W]``; option values arrive as strings from the spec."""
+    known = {"samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
+             "endgame_nodes": int, "backend": str, "max_moves": int}
+    unknown = set(options) - set(known)
+    if unknown:
+        raise ValueError(f"player 'expert' has no option(s) {sorted(unknown)}; known: {sorted(known)}")
+    parsed = {}
+    for key, value in options.items():
+        try:
+            parsed[key] = known[key](value)
+        except (TypeError, ValueError):
+            raise ValueError(f"expert option {key}={value!r} is not a valid {known[key].__name__}") from None
+    return ExpertPolicy(rules, max_players, **parsed)
+
+
+def _make_checkpoint(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
+    """``checkpoint:PATH_OR_NAME[,deterministic=false]``; the weights are read only now."""
+    from rouba_env.players.network import checkpoint_player
+
+    return checkpoint_player(rules, max_players, **options)
+
+
+BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
+    "random": _make_scripted(RandomPolicy),
+    "greedy": _make_scripted(GreedyPolicy),
+    "heuristic": _make_scripted(HeuristicPolicy),
+    "expert": _make_expert,
+    "checkpoint": _make_checkpoint,
+}
+"""Every built-in player name and its factory."""
+
+
+def known_players(extra: Mapping[str, PolicyFactory] | None = None) -> list[str]:
+    """Sorted player names a spec may start with."""
+    return sorted({**BUILTIN_PLAYERS, **(extra or {})})
+
+
+def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
+    """``name[:arg][:key=value,...]`` -> (name, positional argument or None, options)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"a player spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    argument, options = None, {}
+    for part in [p for p in rest.split(",") if p] if rest else []:
+        key, eq, value = part.partition("=")
+        if eq:
+            options[key.strip()] = value.strip()
+        elif argument is None:
+            argument = part.strip()
+        else:
+            raise ValueError(f"player spec {spec!r}: more than one positional argument")
+    return name, argument, options
+
+
+def make_policy(spec: "str | Policy", rules: RulesConfig, max_players: int | None = None,
+                extra: Mapping[str, PolicyFactory] | None = None) -> Policy:
+    """A policy from a spec (``random``, ``expert:samples=64``, ``checkpoint:2p``) or a ready policy.
+
+    ``extra`` adds (or overrides) player names for this call only.
+    """
+    if not isinstance(spec, str):
+        if isinstance(spec, Policy):
+            return spec
+        raise ValueError(f"a player must be a spec string or a Policy, got {type(spec).__name__}")
+    factories = {**BUILTIN_PLAYERS, **(extra or {})}
+    name, argument, options = parse_spec(spec)
+    if name not in factories:
+        raise ValueError(f"unknown player {name!r} in spec {spec!r}; known players: {sorted(factories)}")
+    kwargs = dict(options)
+    if argument is not None:
+        kwargs["argument"] = argument
+    try:
+        return factories[name](rules, max_players, **kwargs)
+    except TypeError as error:
+        raise ValueError(f"bad options in player spec {spec!r}: {error}") from None
