@@ -44,6 +44,7 @@ from typing import Callable  # noqa: E402
 import numpy as np  # noqa: E402
 
 import rouba_env  # noqa: E402
+from rouba_env.files import write_atomically
 from rouba_env.rules import engine  # noqa: E402
 from rouba_env.rules.config import PRESET_FIELDS, preset  # noqa: E402
 
@@ -348,18 +349,7 @@ def print_table(sections: dict[str, list[dict]]) -> None:
 
 def write_json_atomically(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, json.dumps(data, indent=2) + "\n")
 
 
 def main(argv=None) -> int:

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 EXIT_USAGE = 2
@@ -62,19 +60,10 @@ def default_json_path(players: list[str], num_players: int, rules: str, seed: in
 
 
 def write_json_atomically(path: Path, data: dict) -> None:
-    """Write to a temp file in the same folder, then `os.replace` it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w") as stream:
-            json.dump(data, stream, indent=1)
-            stream.write("\n")
-        os.chmod(temp, RESULT_FILE_MODE)  # mkstemp makes it private; results are for everyone to read
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+    from rouba_env.files import write_atomically
+
+    write_atomically(path, json.dumps(data, indent=1) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:

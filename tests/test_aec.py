@@ -1,8 +1,11 @@
+import re
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
 import rouba_env
+from rouba_env.envs.session import IllegalActionWarning
 from rouba_env.rules.config import PRESET_FIELDS
 
 TABLES = [dict(num_players=n) for n in (2, 3, 4, 8)] + [dict(rules=name) for name in sorted(PRESET_FIELDS)]
@@ -75,28 +78,36 @@ def test_observe_works_for_every_agent_with_zero_mask_off_turn():
         assert obs["action_mask"].any() == (agent == env.agent_selection)
 
 
-def test_illegal_and_out_of_range_actions_raise_clear_errors():
-    env = rouba_env.env()
+def test_strict_mode_raises_clear_errors_and_changes_nothing():
+    env = rouba_env.env(illegal_action="raise")
     env.reset(seed=0)
     mask = env.observe(env.agent_selection)["action_mask"]
+    before = env.observe(env.agent_selection)["observation"].copy()
     illegal = int(np.flatnonzero(mask == 0)[0])
-    with pytest.raises(ValueError, match=rf"illegal action {illegal} .* legal actions: \["):
-        env.step(illegal)
-    with pytest.raises(ValueError, match="action 9999 out of range"):
-        env.step(9999)
-    with pytest.raises(ValueError, match="action must be an int"):
-        env.step("3")
+    for bad in (illegal, 9999, -1, "3", 2.0, True, None):
+        with pytest.raises(ValueError, match=rf"illegal action {re.escape(repr(bad))} for player_\d \(.*\); legal actions: \["):
+            env.step(bad)
+    assert np.array_equal(env.observe(env.agent_selection)["observation"], before)
+    assert not any(env.terminations.values())
 
 
-def test_illegal_action_terminate_mode_penalises_the_offender():
-    env = rouba_env.env(illegal_action="terminate", illegal_reward=-2.0)
+@pytest.mark.parametrize("bad", ["illegal", 9999, -1, "3", 2.5, True, np.float64(1.0)])
+def test_by_default_a_bad_action_ends_the_game_and_penalises_the_offender(bad):
+    env = rouba_env.env(illegal_reward=-2.0)
     env.reset(seed=0)
     offender = env.agent_selection
     mask = env.observe(offender)["action_mask"]
-    env.step(int(np.flatnonzero(mask == 0)[0]))
+    action = int(np.flatnonzero(mask == 0)[0]) if bad == "illegal" else bad
+    with pytest.warns(IllegalActionWarning, match="illegal action"):
+        env.step(action)
     assert all(env.terminations.values())
-    assert env.unwrapped._cumulative_rewards[offender] == -2.0
+    rewards = env.unwrapped._cumulative_rewards
+    assert rewards[offender] == -2.0 and all(r == 0.0 for a, r in rewards.items() if a != offender)
     assert env.infos[offender]["illegal_action"] is True
+    for agent in env.agent_iter():  # every agent steps out; the game stays over
+        assert env.last()[2]
+        env.step(None)
+    assert env.agents == []
 
 
 def test_bad_constructor_arguments():

@@ -89,37 +89,52 @@ class ObservationEncoder:
         self.layout = observation_layout(self.max_players)
         self.size = self.layout["rules"].stop
         self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
+        self._rule_values = self._rules.tolist()
+        lay = self.layout
+        # Plain ints and slices for `encode`, the environments' hot path.
+        self._num_players = config.num_players
+        self._dealer = config.dealer
+        self._draw_from_deck = config.draw_from_deck
+        self._total_cards = np.float32(config.total_cards)
+        self._zero_tail = [0.0] * (self.size - 3 * NUM_RANK_SLOTS)
+        self._seat_starts = (lay["pile_top"].start, lay["pile_size"].start, lay["hand_size"].start,
+                             lay["present"].start)
+        self._dealer_start, self._to_act_start = lay["dealer"].start, lay["to_act"].start
+        self._deck_index, self._flipped, self._rules_slice = lay["deck"].start, lay["flipped"], lay["rules"]
 
     def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """Observation of ``seat`` (absolute) in ``state``; written into ``out`` if given."""
-        config = self.config
-        n, m = config.num_players, self.max_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} out of range 0..{n - 1}")
-        obs = np.zeros(self.size, dtype=np.float32) if out is None else out
-        obs[:] = 0.0
-        lay = self.layout
-        obs[lay["hand"]] = rank_counts(state.hands[seat])
-        obs[lay["table"]] = rank_counts(state.table)
-        obs[lay["seen"]] = seen_counts(state)
-        tops = obs[lay["pile_top"]].reshape(m, PILE_TOP_SLOTS)
-        total = np.float32(config.total_cards)
+        """Observation of ``seat`` (absolute) in ``state``; written into ``out`` if given.
+
+        Built as one Python list and stored with a single conversion: per-entry
+        numpy stores would cost more than the whole encoding.
+        """
+        n = self._num_players
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
+        values = rank_counts(state.hands[seat]) + rank_counts(state.table) + seen_counts(state)
+        values += self._zero_tail
+        total = self._total_cards
+        top_start, size_start, hand_start, present_start = self._seat_starts
+        hands, piles, pile_tops = state.hands, state.piles, state.pile_tops
         for offset in range(n):
             other = (seat + offset) % n
-            top = state.pile_tops[other]
-            tops[offset, EMPTY_SLOT if top == EMPTY_PILE else top] = 1.0
-            obs[lay["pile_size"].start + offset] = np.float32(len(state.piles[other])) / total
-            obs[lay["hand_size"].start + offset] = len(state.hands[other])
-            obs[lay["present"].start + offset] = 1.0
-        obs[lay["dealer"].start + (config.dealer - seat) % n] = 1.0
-        if state.current >= 0:
-            obs[lay["to_act"].start + (state.current - seat) % n] = 1.0
-        obs[lay["deck"].start] = np.float32(len(state.deck)) / total
-        if config.draw_from_deck and state.current >= 0:
-            flipped = rank_counts(state.hands[state.current])
-            obs[lay["flipped"]] = flipped
-        obs[lay["rules"]] = self._rules
-        return obs
+            top = pile_tops[other]
+            values[top_start + offset * PILE_TOP_SLOTS + (EMPTY_SLOT if top == EMPTY_PILE else top)] = 1.0
+            values[size_start + offset] = float(np.float32(len(piles[other])) / total)
+            values[hand_start + offset] = len(hands[other])
+            values[present_start + offset] = 1.0
+        values[self._dealer_start + (self._dealer - seat) % n] = 1.0
+        current = state.current
+        if current >= 0:
+            values[self._to_act_start + (current - seat) % n] = 1.0
+            if self._draw_from_deck:
+                values[self._flipped] = rank_counts(hands[current])
+        values[self._deck_index] = float(np.float32(len(state.deck)) / total)
+        values[self._rules_slice] = self._rule_values
+        if out is None:
+            return np.array(values, dtype=np.float32)
+        out[:] = values
+        return out
 
     def full_state(self, state: GameState) -> np.ndarray:
         """Centralized-critic vector: seat 0's observation, every seat's hand, and the deck per rank."""

@@ -15,15 +15,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from rouba_env.rules import engine
-from rouba_env.rules import scoring
-from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.envs.aec import ILLEGAL_ACTION_MODES, check_option, reward_function
-from rouba_env.rules.config import RulesConfig, make_rules
-from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.players.base import Policy
-from rouba_env.players.registry import make_policy
+from rouba_env.envs.aec import RENDER_MODES
 from rouba_env.envs.render import render_text
+from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed, check_choice
+from rouba_env.players.base import Policy
+from rouba_env.rules.config import RulesConfig, make_rules
 
 OpponentSpec = "str | Policy"
 OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
@@ -61,7 +57,7 @@ class SingleAgentEnv(gymnasium.Env):
             ends with ``illegal_reward``).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": list(RENDER_MODES)}
 
     def __init__(
         self,
@@ -71,25 +67,28 @@ class SingleAgentEnv(gymnasium.Env):
         reward: str = "outcome",
         max_players: int | None = None,
         dict_observation: bool = False,
-        illegal_action: str = "raise",
-        illegal_reward: float = -1.0,
+        illegal_action: str = "terminate",
+        illegal_reward: float = DEFAULT_ILLEGAL_REWARD,
         render_mode: str | None = None,
         **rule_fields,
     ):
         self.rules = make_rules(rules, **rule_fields)
         n = self.rules.num_players
-        self._reward_fn = reward_function(reward)
+        if isinstance(seat, np.integer):
+            seat = int(seat)
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
             raise ValueError(f"seat must be 'random' or an int in 0..{n - 1}, got {seat!r}")
         self.seat_choice = seat
-        check_option("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        check_option("render_mode", render_mode, [None, *self.metadata["render_modes"]])
+        check_choice("render_mode", render_mode, [None, *RENDER_MODES])
+        if not isinstance(dict_observation, (bool, np.bool_)):
+            raise ValueError(f"dict_observation must be True or False, got {dict_observation!r}")
+        self.session = GameSession(self.rules, max_players, reward, illegal_action, illegal_reward)
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = self.session.illegal_reward
         self.render_mode = render_mode
         self.max_players = max_players
-        self.actions = ActionEncoding(self.rules, max_players)
-        self.encoder = ObservationEncoder(self.rules, max_players)
+        self.actions = self.session.actions
+        self.encoder = self.session.encoder
         if callable(opponents) and not isinstance(opponents, Policy):
             self._sampler: OpponentSampler | None = opponents
             self._fixed_opponents = None
@@ -105,13 +104,18 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             self.observation_space = vector
         self.action_space = LegalDiscrete(self.actions.size, self._current_mask)
-        self.game: engine.GameState | None = None
-        self._ended_by_illegal_action = False
         self.learner = 0
         self.opponents: list[Policy] = []
 
+    @property
+    def game(self):
+        """The reference `GameState` of the current game (None before `reset`)."""
+        return self.session.state
+
     def _make_lineup(self, players) -> list[Policy]:
         """One policy per other seat, in seat order after the learner."""
+        from rouba_env.players.registry import make_policy  # players sit above the environments
+
         others = self.rules.num_players - 1
         if isinstance(players, (str, Policy)):
             players = [players] * others
@@ -125,42 +129,42 @@ class SingleAgentEnv(gymnasium.Env):
         return [make_policy(p, self.rules, self.max_players) for p in players]
 
     def _current_mask(self) -> np.ndarray | None:
-        if self.game is None or engine.is_terminal(self.game):
+        if not self.session.started or self.session.over:
             return None
-        return self.actions.mask(self.game, self.learner)
+        return self.session.mask(self.learner)
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib's convention)."""
-        if self.game is None:
-            raise RuntimeError("call reset() before action_masks()")
-        return self.actions.mask(self.game, self.learner).astype(bool)
+        self.session.require_started("action_masks()")
+        return self.session.mask(self.learner).astype(bool)
 
     def _observation(self):
-        vector = self.encoder.encode(self.game, self.learner)
+        vector = self.session.observation(self.learner)
         if self.dict_observation:
-            return {"observation": vector, "action_mask": self.actions.mask(self.game, self.learner)}
+            return {"observation": vector, "action_mask": self.session.mask(self.learner)}
         return vector
 
     def _info(self) -> dict:
-        info = {"action_mask": self.actions.mask(self.game, self.learner), "seat": self.learner}
-        if engine.is_terminal(self.game):
-            info["scores"] = scoring.scores(self.game)
+        info = {"action_mask": self.session.mask(self.learner), "seat": self.learner}
+        if self.session.over:
+            info["scores"] = self.session.scores()
         return info
 
     def _play_opponents(self) -> None:
         """Let the other seats play until it is the learner's turn or the game is over."""
-        while not engine.is_terminal(self.game) and self.game.current != self.learner:
-            seat = self.game.current
+        session = self.session
+        while not session.over and session.current != self.learner:
+            seat = session.current
             policy = self.opponents[(seat - self.learner - 1) % self.rules.num_players]
-            obs = self.encoder.encode(self.game, seat)
-            mask = self.actions.mask(self.game, seat)
-            action = policy.act(obs, mask, self.np_random)
-            if not mask[action]:
-                raise ValueError(f"opponent {policy!r} in seat {seat} chose illegal action {action}")
-            self.game = engine.apply_move(self.game, self.actions.decode(action))
+            mask = session.mask(seat)
+            action = policy.act(session.observation(seat), mask, self.np_random)
+            if not _is_legal_index(action, mask):
+                raise ValueError(f"opponent {policy!r} in seat {seat} chose action {action!r}, which is not legal; "
+                                 f"legal actions: {np.flatnonzero(mask).tolist()}")
+            session.play(int(action), who=f"opponent {policy!r} in seat {seat}")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=as_seed(seed))
         rng = self.np_random
         n = self.rules.num_players
         self.learner = int(rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
@@ -168,35 +172,24 @@ class SingleAgentEnv(gymnasium.Env):
             self.opponents = self._make_lineup(self._sampler(rng))
         else:
             self.opponents = self._fixed_opponents
-        self.game = engine.new_game(self.rules, rng)
-        self._ended_by_illegal_action = False
+        self.session.start(rng)
         self._play_opponents()
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
 
     def step(self, action):
-        if self.game is None:
-            raise RuntimeError("call reset() before step()")
-        if engine.is_terminal(self.game) or self._ended_by_illegal_action:
+        session = self.session
+        session.require_started("step()")
+        if session.over:
             raise RuntimeError("the episode is over; call reset()")
-        move = self.actions.decode(action)
-        try:
-            next_game = engine.apply_move(self.game, move)  # validates the move once
-        except ValueError:
-            if self.illegal_action == "raise":
-                raise ValueError(
-                    f"illegal action {int(action)} ({move}) for the learner in seat {self.learner}; "
-                    f"legal actions: {self.actions.legal_actions(self.game)}"
-                ) from None
+        if not session.play(action, who=f"the learner in seat {self.learner}"):
             info = self._info()
             info["illegal_action"] = True
-            self._ended_by_illegal_action = True
-            return self._observation(), self.illegal_reward, True, False, info
-        self.game = next_game
+            return self._observation(), session.illegal_reward, True, False, info
         self._play_opponents()
-        terminated = engine.is_terminal(self.game)
-        reward = float(self._reward_fn(self.game)[self.learner]) if terminated else 0.0
+        terminated = session.over
+        reward = float(session.final_rewards()[self.learner]) if terminated else 0.0
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, False, self._info()
@@ -205,11 +198,18 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        text = render_text(self.game, viewer=self.learner)
+        text = render_text(self.session.require_started("render()"), viewer=self.learner)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
         return None
+
+
+def _is_legal_index(action, mask: np.ndarray) -> bool:
+    """True when ``action`` is an integer index whose mask entry is set."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return False
+    return 0 <= int(action) < mask.shape[0] and bool(mask[int(action)])
 
 
 ENV_ID = "RoubaMonte-v0"

@@ -17,14 +17,13 @@ Checkpoints named without a path (``2p``) are looked up in the project's
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
+from rouba_env.files import write_atomically
 from rouba_env.rules.config import RulesConfig
 from rouba_env.encoding.actions import action_repadding_index
 from rouba_env.encoding.observation import OBSERVATION_VERSION, repadding_index
@@ -131,18 +130,6 @@ class NetworkPolicy(BasePolicy):
         return choice.astype(np.int64)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def save_policy(folder: str | Path, network: ActorCritic, rules: RulesConfig, max_players: int | None,
                 extra: dict | None = None) -> Path:
     """Write ``model.safetensors`` and ``metadata.json`` into ``folder`` (each atomically)."""
@@ -160,8 +147,9 @@ def save_policy(folder: str | Path, network: ActorCritic, rules: RulesConfig, ma
         "hidden_sizes": list(network.hidden_sizes),
         **(extra or {}),
     }
-    _write_atomically(folder / WEIGHTS_FILE, save(tensors))
-    _write_atomically(folder / METADATA_FILE, (json.dumps(metadata, indent=2) + "\n").encode())
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomically(folder / WEIGHTS_FILE, save(tensors))
+    write_atomically(folder / METADATA_FILE, json.dumps(metadata, indent=2) + "\n")
     return folder
 
 

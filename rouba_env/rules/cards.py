@@ -29,6 +29,10 @@ def rank_of(card: int) -> int:
     return JOKER_RANK if card == JOKER else card // NUM_SUITS
 
 
+RANK_OF_CARD = tuple(rank_of(card) for card in range(JOKER + 1))
+"""``RANK_OF_CARD[card]`` is `rank_of(card)`: a lookup table for the hot loops that count ranks."""
+
+
 def suit_of(card: int) -> int:
     """Suit index (0..3) of a natural card code."""
     if card == JOKER:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, rank_of
+from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, RANK_OF_CARD, rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import DEAL_SEED_BOUND, shuffled_deck
 
@@ -141,8 +141,9 @@ def _deal_hands(state: GameState) -> None:
 def rank_counts(cards: list[int]) -> list[int]:
     """Count of each rank (slot 13: jokers) among card codes."""
     counts = [0] * NUM_RANK_SLOTS
+    ranks = RANK_OF_CARD
     for card in cards:
-        counts[rank_of(card)] += 1
+        counts[ranks[card]] += 1
     return counts
 
 
@@ -155,44 +156,58 @@ def pile_seat(state: GameState, mover: int, target: int) -> int:
     return (mover + target - TARGET_PILE_OFFSET) % state.config.num_players
 
 
-def _capture_targets(state: GameState, rank: int, table_counts: list[int]) -> list[int]:
-    """Non-discard targets legal for a card showing ``rank`` (natural or named joker)."""
-    config = state.config
-    mover = state.current
-    targets = []
-    table_jokers = table_counts[JOKER_RANK]
-    if table_counts[rank] > 0 or (config.take_all and table_jokers > 0):
-        targets.append(TARGET_TABLE)
-    if table_jokers > 0 and not config.take_all:
-        targets.append(TARGET_TABLE_JOKER)
-    for offset in range(config.num_players):
-        if state.pile_tops[(mover + offset) % config.num_players] == rank:
-            targets.append(TARGET_PILE_OFFSET + offset)
-    return targets
-
-
 def legal_moves(state: GameState) -> list[Move]:
-    """Every legal move of the seat to act, sorted by (kind, target); empty when the game is over."""
-    if is_terminal(state):
+    """Every legal move of the seat to act, sorted by (kind, target); empty when the game is over.
+
+    A card showing rank r may capture a table card of rank r (with ``take_all``
+    a table joker also counts), capture a table joker (not with ``take_all``),
+    or go on any pile whose top shows r (the own pile or a steal). It may be
+    discarded only if it can capture nothing, unless ``must_capture`` is off.
+    A joker may be named as any rank; a discarded joker is named nothing.
+    """
+    mover = state.current
+    if mover == NO_SEAT:
         return []
     config = state.config
-    hand = rank_counts(state.hands[state.current])
-    table_counts = rank_counts(state.table)
+    n = config.num_players
+    take_all = config.take_all
+    must_capture = config.must_capture
+    hand = rank_counts(state.hands[mover])
+    table = rank_counts(state.table)
+    table_jokers = table[JOKER_RANK] > 0
+    joker_on_table_target = table_jokers and not take_all
+    pile_targets: dict[int, list[int]] = {}
+    tops = state.pile_tops
+    for offset in range(n):
+        top = tops[(mover + offset) % n]
+        if top != EMPTY_PILE:
+            pile_targets.setdefault(top, []).append(TARGET_PILE_OFFSET + offset)
+
+    def capture_targets(rank: int) -> list[int]:
+        """Non-discard targets of a card showing ``rank``, in increasing order."""
+        targets = [TARGET_TABLE] if table[rank] > 0 or (take_all and table_jokers) else []
+        if joker_on_table_target:
+            targets.append(TARGET_TABLE_JOKER)
+        targets.extend(pile_targets.get(rank, ()))
+        return targets
+
     moves = []
     for rank in range(NUM_RANKS):
         if hand[rank] == 0:
             continue
-        targets = _capture_targets(state, rank, table_counts)
-        if not targets or not config.must_capture:
+        targets = capture_targets(rank)
+        if not targets or not must_capture:
             targets.append(TARGET_DISCARD)
-        moves.extend(Move(rank, target) for target in sorted(targets))
+            targets.sort()
+        moves.extend([Move(rank, target) for target in targets])
     if hand[JOKER_RANK] > 0:
         joker_can_capture = False
         for rank in range(NUM_RANKS):
-            targets = _capture_targets(state, rank, table_counts)
-            joker_can_capture = joker_can_capture or bool(targets)
-            moves.extend(Move(JOKER_KIND_OFFSET + rank, target) for target in targets)
-        if not joker_can_capture or not config.must_capture:
+            targets = capture_targets(rank)
+            if targets:
+                joker_can_capture = True
+                moves.extend([Move(JOKER_KIND_OFFSET + rank, target) for target in targets])
+        if not joker_can_capture or not must_capture:
             # A discarded joker is named nothing: its one discard move uses the first joker kind.
             moves.append(Move(JOKER_KIND_OFFSET, TARGET_DISCARD))
         moves.sort()
@@ -204,54 +219,79 @@ def shown_rank(kind: int) -> int:
     return kind - JOKER_KIND_OFFSET if kind >= JOKER_KIND_OFFSET else kind
 
 
+def as_move(move) -> Move:
+    """``move`` as a `Move` of two ints; ValueError for anything else (floats are not truncated)."""
+    if not isinstance(move, (tuple, list)) or len(move) != 2:
+        raise ValueError(f"a move is a (kind, target) pair of ints, got {move!r}")
+    for part in move:
+        if isinstance(part, (bool, np.bool_)) or not isinstance(part, (int, np.integer)):
+            raise ValueError(f"a move is a (kind, target) pair of ints, got {move!r}")
+    return Move(int(move[0]), int(move[1]))
+
+
 def apply_move(state: GameState, move: Move) -> GameState:
-    """The state after the seat to act plays ``move``. Raises ValueError if it is illegal."""
-    move = Move(int(move[0]), int(move[1]))
-    legal = legal_moves(state)
+    """The state after the seat to act plays ``move``; ``state`` is left unchanged. ValueError if illegal."""
+    move = as_move(move)
+    check_legal(state, move)
+    new = state.copy()
+    play_move(new, move)
+    return new
+
+
+def check_legal(state: GameState, move: Move, legal: list[Move] | None = None) -> None:
+    """ValueError naming the move and the legal ones unless ``move`` is legal (``legal``: precomputed moves)."""
+    legal = legal_moves(state) if legal is None else legal
     if move not in legal:
         raise ValueError(f"illegal move {move} for seat {state.current}; legal moves: {legal}")
+
+
+def play_move(state: GameState, move: Move) -> None:
+    """Play a move already known to be legal, changing ``state`` in place (the environments' fast path).
+
+    `apply_move` is the checked, pure form; both run this one implementation of the rules.
+    """
     config = state.config
-    new = state.copy()
-    mover = new.current
-    rank = shown_rank(move.kind)
-    hand = new.hands[mover]
-    if move.kind >= JOKER_KIND_OFFSET:
+    mover = state.current
+    kind, target = move
+    rank = shown_rank(kind)
+    hand = state.hands[mover]
+    ranks = RANK_OF_CARD
+    if kind >= JOKER_KIND_OFFSET:
         card = JOKER
     else:
-        card = next(c for c in hand if rank_of(c) == rank)
+        card = next(c for c in hand if ranks[c] == rank)
     hand.remove(card)
-    pile = new.piles[mover]
-    if move.target == TARGET_DISCARD:
-        new.table.append(card)
-    elif move.target == TARGET_TABLE:
+    pile = state.piles[mover]
+    if target == TARGET_DISCARD:
+        state.table.append(card)
+    elif target == TARGET_TABLE:
         if config.take_all:
-            taken = [c for c in new.table if rank_of(c) in (rank, JOKER_RANK)]
-            new.table = [c for c in new.table if rank_of(c) not in (rank, JOKER_RANK)]
+            taken = [c for c in state.table if ranks[c] in (rank, JOKER_RANK)]
+            state.table = [c for c in state.table if ranks[c] not in (rank, JOKER_RANK)]
         else:
-            index = next(i for i, c in enumerate(new.table) if rank_of(c) == rank)
-            taken = [new.table.pop(index)]
+            index = next(i for i, c in enumerate(state.table) if ranks[c] == rank)
+            taken = [state.table.pop(index)]
         pile.extend(taken)
         pile.append(card)
-        new.pile_tops[mover] = rank
-        new.last_capturer = mover
-    elif move.target == TARGET_TABLE_JOKER:
-        new.table.remove(JOKER)
+        state.pile_tops[mover] = rank
+        state.last_capturer = mover
+    elif target == TARGET_TABLE_JOKER:
+        state.table.remove(JOKER)
         pile.extend((JOKER, card))
-        new.pile_tops[mover] = rank
-        new.last_capturer = mover
+        state.pile_tops[mover] = rank
+        state.last_capturer = mover
     else:
-        victim = pile_seat(new, mover, move.target)
+        victim = pile_seat(state, mover, target)
         if victim != mover:
-            pile.extend(new.piles[victim])
-            new.piles[victim] = []
-            new.pile_tops[victim] = EMPTY_PILE
-            new.last_capturer = mover
+            pile.extend(state.piles[victim])
+            state.piles[victim] = []
+            state.pile_tops[victim] = EMPTY_PILE
+            state.last_capturer = mover
         pile.append(card)
-        new.pile_tops[mover] = rank
-    new.turn += 1
-    new.last_move = (mover, move, card)
-    _advance(new, mover)
-    return new
+        state.pile_tops[mover] = rank
+    state.turn += 1
+    state.last_move = (mover, Move(kind, target), card)
+    _advance(state, mover)
 
 
 def _advance(state: GameState, mover: int) -> None:
@@ -300,9 +340,10 @@ def _finish(state: GameState) -> None:
 def seen_counts(state: GameState) -> list[int]:
     """Public card memory: cards of each rank that have been face up (table and piles)."""
     counts = rank_counts(state.table)
+    ranks = RANK_OF_CARD
     for pile in state.piles:
         for card in pile:
-            counts[rank_of(card)] += 1
+            counts[ranks[card]] += 1
     return counts
 
 

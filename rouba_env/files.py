@@ -1,0 +1,100 @@
+"""Writing files so that a crash, a kill or a full disk never leaves a half-written one.
+
+`write_atomically` is the project's one way to write a result, checkpoint or
+metadata file: the data goes to a temporary file in the same folder, is
+flushed to disk, gets ordinary permissions (0644 under the usual umask, not
+the 0600 of a temporary file) and then replaces the target in one rename. On
+any failure the temporary file is removed and the old target is untouched;
+the error is a `FileWriteError` naming the file and the cause.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+DEFAULT_FILE_MODE = 0o666
+"""Permissions asked for new files, before the umask (0644 under the usual umask 022)."""
+TEMP_SUFFIX = ".tmp"
+
+
+class FileWriteError(OSError):
+    """Writing a file failed; the message names the file and the cause (disk full, read-only, ...)."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
+
+def describe_os_error(error: OSError) -> str:
+    """A short cause for an OS error: 'the disk is full', 'permission denied', ..."""
+    causes = {
+        errno.ENOSPC: "the disk is full",
+        errno.EDQUOT: "the disk quota is exceeded",
+        errno.EROFS: "the file system is read-only",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+        errno.ENOENT: "the folder does not exist",
+        errno.ENOTDIR: "a part of the path is not a folder",
+    }
+    return causes.get(error.errno, error.strerror or str(error))
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None]) -> Path:
+    """Write ``data`` to ``path`` atomically and return the path.
+
+    ``data`` is bytes, text (written as UTF-8), or a function that writes the
+    temporary file at the path it is given (for writers such as torch.save or
+    matplotlib that want a file name). Raises `FileWriteError` on failure,
+    leaving any previous file at ``path`` as it was.
+    """
+    path = Path(path)
+    temp = None
+    try:
+        handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+        temp = Path(temp_name)
+        with os.fdopen(handle, "wb") as stream:
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                stream.write(data)
+        if callable(data):
+            data(temp)
+        with open(temp, "rb+") as stream:
+            os.fsync(stream.fileno())
+        os.chmod(temp, DEFAULT_FILE_MODE & ~_current_umask())
+        os.replace(temp, path)
+        temp = None
+    except OSError as error:
+        raise FileWriteError(error.errno, f"cannot write {path}: {describe_os_error(error)}") from error
+    except RuntimeError as error:  # torch.save reports a full disk as a RuntimeError
+        raise FileWriteError(errno.EIO, f"cannot write {path}: {error}") from error
+    finally:
+        if temp is not None:
+            try:
+                temp.unlink()
+            except OSError:
+                pass
+    return path
+
+
+def remove_stale_temporaries(folder: str | Path) -> list[Path]:
+    """Delete temporary files left in ``folder`` by `write_atomically` calls that were killed; the removed paths."""
+    removed = []
+    folder = Path(folder)
+    if folder.is_dir():
+        for leftover in folder.glob(f".*{TEMP_SUFFIX}"):
+            try:
+                leftover.unlink()
+                removed.append(leftover)
+            except OSError:
+                pass
+    return removed
