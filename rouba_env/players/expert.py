@@ -182,7 +182,7 @@ EXPERT_DEFAULT_SAMPLES = 64
 
 The strength and cost of this default are measured in scripts/results/LADDER.md."""
 EXPERT_MARGIN_WEIGHT = 0.5
-"""Weight of the final margin (over the deck size) next to the outcome (+1 win, 0 tie, -1 loss)."""
+"""Weight of the final margin (over the total cards) next to the outcome (+1 win, 0 tie, -1 loss)."""
 PRIOR_WEIGHT = 1e-6
 """The heuristic's value only breaks ties between moves with equal search results."""
 EXPERT_MAX_SCALE = 4
