@@ -50,6 +50,8 @@ PILE_TOP_SLOTS = NUM_RANKS + 1
 """One-hot pile top: 13 ranks, then "empty"."""
 EMPTY_SLOT = NUM_RANKS
 RULE_FLAGS = ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers")
+NO_FLIPPED_CARD = -1
+"""`ObservationView.flipped` when no card is flipped (not ``draw_from_deck``, or the game is over)."""
 
 
 def observation_blocks(max_players: int) -> list[tuple[str, int]]:
@@ -78,6 +80,45 @@ def observation_layout(max_players: int) -> dict[str, slice]:
         layout[name] = slice(start, start + size)
         start += size
     return layout
+
+
+@dataclass
+class ObservationView:
+    """A batch of observations as named integer arrays (`ObservationEncoder.decode`, `encode_view`).
+
+    Per-seat arrays are relative to the observer: index 0 is the observer, 1
+    the player to its left, ...; padded (absent) seats have ``present`` False,
+    an empty pile and no cards.
+    """
+
+    hand: np.ndarray
+    """int64[B, 14]: own cards per rank slot (slot 13: jokers)."""
+    table: np.ndarray
+    """int64[B, 14]: face-up table cards per rank slot."""
+    seen: np.ndarray
+    """int64[B, 14]: cards per rank slot face up so far (table and every pile)."""
+    pile_tops: np.ndarray
+    """int64[B, m]: rank on top of each pile, or `EMPTY_PILE` (also for absent seats)."""
+    pile_sizes: np.ndarray
+    """int64[B, m]: cards in each pile."""
+    hand_sizes: np.ndarray
+    """int64[B, m]: cards in each hand."""
+    present: np.ndarray
+    """bool[B, m]: the seat is at the table."""
+    seat: np.ndarray
+    """int64[B]: the observer's absolute seat (from the dealer's offset and the rules' dealer)."""
+    dealer_offset: np.ndarray
+    """int64[B]: the dealer's seat relative to the observer."""
+    to_act_offset: np.ndarray
+    """int64[B]: the seat to act relative to the observer, or `NO_SEAT` once the game is over."""
+    deck_size: np.ndarray
+    """int64[B]: cards left in the deck."""
+    flipped: np.ndarray
+    """int64[B]: rank slot of the card just flipped (``draw_from_deck``), or `NO_FLIPPED_CARD`."""
+
+    @property
+    def batch_size(self) -> int:
+        return self.hand.shape[0]
 
 
 class ObservationEncoder:
@@ -136,6 +177,75 @@ class ObservationEncoder:
         out[:] = values
         return out
 
+    def decode(self, obs: np.ndarray) -> ObservationView:
+        """The named view of ``obs[B, D]`` (or one ``obs[D]``, as a batch of one); ValueError on a wrong shape."""
+        obs = np.asarray(obs, dtype=np.float32)
+        if obs.ndim == 1:
+            obs = obs[None, :]
+        if obs.ndim != 2 or obs.shape[1] != self.size:
+            raise ValueError(
+                f"observations must have shape [B, {self.size}] for this rules config "
+                f"(max_players={self.max_players}), got {obs.shape}"
+            )
+        lay = self.layout
+        total = self.config.total_cards
+        batch, seats = obs.shape[0], self.max_players
+
+        def counts(block: str, scale: float = 1.0) -> np.ndarray:
+            return np.rint(obs[:, lay[block]] * scale).astype(np.int64)
+
+        def one_hot_index(block: np.ndarray, none: int) -> np.ndarray:
+            return np.where(block.max(axis=-1) > 0, block.argmax(axis=-1), none).astype(np.int64)
+
+        top_slot = one_hot_index(obs[:, lay["pile_top"]].reshape(batch, seats, PILE_TOP_SLOTS), EMPTY_SLOT)
+        dealer_offset = obs[:, lay["dealer"]].argmax(axis=1).astype(np.int64)
+        return ObservationView(
+            hand=counts("hand"),
+            table=counts("table"),
+            seen=counts("seen"),
+            pile_tops=np.where(top_slot == EMPTY_SLOT, EMPTY_PILE, top_slot),
+            pile_sizes=counts("pile_size", total),
+            hand_sizes=counts("hand_size"),
+            present=obs[:, lay["present"]] > 0,
+            seat=(self.config.dealer - dealer_offset) % self.config.num_players,
+            dealer_offset=dealer_offset,
+            to_act_offset=one_hot_index(obs[:, lay["to_act"]], NO_SEAT),
+            deck_size=counts("deck", total)[:, 0],
+            flipped=one_hot_index(obs[:, lay["flipped"]], NO_FLIPPED_CARD),
+        )
+
+    def encode_view(self, view: ObservationView) -> np.ndarray:
+        """float32[B, D]: the observations a view was decoded from (the inverse of `decode`)."""
+        n, m = self.config.num_players, self.max_players
+        batch = view.batch_size
+        expected_seat = (self.config.dealer - view.dealer_offset) % n
+        if not np.array_equal(view.seat, expected_seat):
+            raise ValueError(f"view seats {view.seat.tolist()} do not match the dealer offsets "
+                             f"{view.dealer_offset.tolist()} (dealer seat {self.config.dealer}, {n} players)")
+        lay = self.layout
+        rows = np.arange(batch)
+        total = np.float32(self.config.total_cards)
+        obs = np.zeros((batch, self.size), dtype=np.float32)
+        obs[:, lay["hand"]] = view.hand
+        obs[:, lay["table"]] = view.table
+        obs[:, lay["seen"]] = view.seen
+        tops = obs[:, lay["pile_top"]].reshape(batch, m, PILE_TOP_SLOTS)
+        top_slot = np.where(view.pile_tops == EMPTY_PILE, EMPTY_SLOT, view.pile_tops)
+        seat_rows, seat_columns = np.nonzero(view.present)
+        tops[seat_rows, seat_columns, top_slot[seat_rows, seat_columns]] = 1.0
+        obs[:, lay["pile_top"]] = tops.reshape(batch, m * PILE_TOP_SLOTS)
+        obs[:, lay["pile_size"]] = view.pile_sizes.astype(np.float32) / total
+        obs[:, lay["hand_size"]] = view.hand_sizes
+        obs[:, lay["present"]] = view.present
+        obs[rows, lay["dealer"].start + view.dealer_offset] = 1.0
+        acting = view.to_act_offset != NO_SEAT
+        obs[rows[acting], lay["to_act"].start + view.to_act_offset[acting]] = 1.0
+        obs[:, lay["deck"].start] = view.deck_size.astype(np.float32) / total
+        flipped = view.flipped != NO_FLIPPED_CARD
+        obs[rows[flipped], lay["flipped"].start + view.flipped[flipped]] = 1.0
+        obs[:, lay["rules"]] = self._rules
+        return obs
+
     def full_state(self, state: GameState) -> np.ndarray:
         """Centralized-critic vector: seat 0's observation, every seat's hand, and the deck per rank."""
         hands = np.zeros((self.max_players, NUM_RANK_SLOTS), dtype=np.float32)
@@ -171,74 +281,4 @@ def repadding_index(from_players: int, to_players: int) -> np.ndarray:
             index[start : start + width] = np.arange(source[name].start + seat * width,
                                                      source[name].start + (seat + 1) * width)
     return index
-
-# ---------------------------------------------------------------------------
-# Reading observations and actions as arrays
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class ObservationView:
-    """A batch of observations decoded into integer arrays (seats relative to the observer).
-
-    Index 0 of every per-seat array is the observer, 1 the player to its left, ...;
-    padded (absent) seats have ``present`` False, an empty pile and no cards.
-    """
-
-    hand: np.ndarray
-    """int64[B, 14]: own cards per rank (slot 13: jokers)."""
-    table: np.ndarray
-    """int64[B, 14]: face-up table cards per rank."""
-    seen: np.ndarray
-    """int64[B, 14]: cards per rank face up so far (table and every pile)."""
-    pile_tops: np.ndarray
-    """int64[B, m]: rank on top of each pile, or `EMPTY_PILE`."""
-    pile_sizes: np.ndarray
-    """int64[B, m]: cards in each pile."""
-    hand_sizes: np.ndarray
-    """int64[B, m]: cards in each hand."""
-    present: np.ndarray
-    """bool[B, m]: the seat is at the table."""
-    deck_size: np.ndarray
-    """int64[B]: cards left in the deck."""
-    dealer_offset: np.ndarray
-    """int64[B]: the dealer's seat relative to the observer."""
-    to_act_offset: np.ndarray
-    """int64[B]: the seat to act relative to the observer, or `NO_SEAT` once the game is over."""
-
-
-def read_observations(encoder: ObservationEncoder, obs: np.ndarray) -> ObservationView:
-    """Decode ``obs[B, D]`` (or one ``obs[D]``) laid out by ``encoder``; ValueError on a wrong width."""
-    obs = np.asarray(obs, dtype=np.float32)
-    if obs.ndim == 1:
-        obs = obs[None, :]
-    if obs.ndim != 2 or obs.shape[1] != encoder.size:
-        raise ValueError(
-            f"observations must have shape [B, {encoder.size}] for this rules config "
-            f"(max_players={encoder.max_players}), got {obs.shape}"
-        )
-    lay = encoder.layout
-    total = encoder.config.total_cards
-    batch, seats = obs.shape[0], encoder.max_players
-
-    def counts(block: str, scale: float = 1.0) -> np.ndarray:
-        return np.rint(obs[:, lay[block]] * scale).astype(np.int64)
-
-    top_one_hot = obs[:, lay["pile_top"]].reshape(batch, seats, PILE_TOP_SLOTS)
-    top_slot = top_one_hot.argmax(axis=2)
-    has_top = top_one_hot.max(axis=2) > 0
-    pile_tops = np.where(has_top & (top_slot != EMPTY_SLOT), top_slot, EMPTY_PILE)
-    to_act = obs[:, lay["to_act"]]
-    return ObservationView(
-        hand=counts("hand"),
-        table=counts("table"),
-        seen=counts("seen"),
-        pile_tops=pile_tops.astype(np.int64),
-        pile_sizes=counts("pile_size", total),
-        hand_sizes=counts("hand_size"),
-        present=obs[:, lay["present"]] > 0,
-        deck_size=counts("deck", total)[:, 0],
-        dealer_offset=obs[:, lay["dealer"]].argmax(axis=1).astype(np.int64),
-        to_act_offset=np.where(to_act.max(axis=1) > 0, to_act.argmax(axis=1), NO_SEAT).astype(np.int64),
-    )
 

@@ -34,9 +34,9 @@ def _make_scripted(cls):
 
 
 def _make_expert(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
-    """``expert[:samples=N][,margin_weight=W]``; option values arrive as strings from the spec."""
+    """``expert[:samples=N][,margin_weight=W]...`` (options: see `ExpertPolicy`); values arrive as strings."""
     known = {"samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
-             "endgame_nodes": int, "backend": str, "max_moves": int}
+             "endgame_nodes": int, "max_moves": int}
     unknown = set(options) - set(known)
     if unknown:
         raise ValueError(f"player 'expert' has no option(s) {sorted(unknown)}; known: {sorted(known)}")
@@ -64,11 +64,6 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
     "checkpoint": _make_checkpoint,
 }
 """Every built-in player name and its factory."""
-
-
-def known_players(extra: Mapping[str, PolicyFactory] | None = None) -> list[str]:
-    """Sorted player names a spec may start with."""
-    return sorted({**BUILTIN_PLAYERS, **(extra or {})})
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:

@@ -1,7 +1,8 @@
-"""Move features shared by every scripted player: what a move takes, what it risks.
+"""Move scoring, written once: what a move takes, what it risks, and the greedy and heuristic values.
 
-The greedy and heuristic values live here once; `GreedyPolicy`,
-`HeuristicPolicy` and the expert's rollouts all use them.
+`GreedyPolicy` and `HeuristicPolicy` (rouba_env.players.scripted) play the
+best move by `greedy_values` and `heuristic_values`; the expert uses the
+heuristic as its prior and the two players for its rollouts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rouba_env.players.base import check_mask
 from rouba_env.rules.cards import JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import (
+    EMPTY_PILE,
     JOKER_KIND_OFFSET,
     TARGET_DISCARD,
     TARGET_PILE_OFFSET,
@@ -26,7 +28,7 @@ TIE_NOISE = 1e-3
 """Scale of the random key added to action values: breaks exact ties at random, never reorders real differences."""
 
 
-class ActionTable:
+class ActionFeatures:
     """Per-action-index arrays (kind, shown rank, target type, pile offset) of an `ActionEncoding`."""
 
     def __init__(self, encoding: ActionEncoding):
@@ -46,7 +48,7 @@ class ActionTable:
         """Rank slot of the card that leaves the hand (jokers: slot 13)."""
 
 
-def cards_taken(view: ObservationView, table: ActionTable, take_all: bool,
+def cards_taken(view: ObservationView, features: ActionFeatures, take_all: bool,
                 rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """int64[K]: cards action ``actions[k]`` moves into the mover's pile in row ``rows[k]``, besides the played card.
 
@@ -54,14 +56,14 @@ def cards_taken(view: ObservationView, table: ActionTable, take_all: bool,
     table card of that rank plus every table joker); table joker: one; own
     pile and discard: none.
     """
-    rank = table.rank[actions]
+    rank = features.rank[actions]
     if take_all:
         table_take = view.table[rows, rank] + view.table[rows, JOKER_RANK]
     else:
         table_take = np.ones(rows.shape, dtype=np.int64)
-    taken = np.where(table.is_steal[actions], view.pile_sizes[rows, table.pile_offset[actions]], 0)
-    taken = np.where(table.is_table[actions], table_take, taken)
-    return np.where(table.is_table_joker[actions], 1, taken)
+    taken = np.where(features.is_steal[actions], view.pile_sizes[rows, features.pile_offset[actions]], 0)
+    taken = np.where(features.is_table[actions], table_take, taken)
+    return np.where(features.is_table_joker[actions], 1, taken)
 
 
 def legal_entries(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -137,12 +139,16 @@ def opponent_cards_before_next_turn(view: ObservationView, rules: RulesConfig) -
     return np.where(in_hands > 0, in_hands, next_deal)
 
 
+EMPTY_PILE_COLUMN = NUM_RANKS
+"""Column of `match_probabilities` for an empty pile."""
+
+
 def match_probabilities(view: ObservationView, rules: RulesConfig) -> np.ndarray:
     """float[B, 14]: chance that some opponent can play rank r before the observer's next turn.
 
     Hypergeometric: the opponents' H cards are drawn from the U unseen cards,
     u of which show r (unseen r plus unseen jokers); P(none) = prod_i (U-u-i)/(U-i).
-    Column 13 stands for an empty pile (nothing to steal): 0.
+    Column `EMPTY_PILE_COLUMN` stands for an empty pile (nothing to steal): 0.
     """
     natural, joker = unseen_counts(view, rules)
     matching = (natural + joker[:, None]).astype(np.float64)
@@ -155,3 +161,60 @@ def match_probabilities(view: ObservationView, rules: RulesConfig) -> np.ndarray
     return np.concatenate([1.0 - p_none, np.zeros((p_none.shape[0], 1))], axis=1)
 
 
+
+
+def greedy_priorities(features: ActionFeatures) -> np.ndarray:
+    """float[A]: greedy's small bonus per action: steal > table capture > own pile > discard, natural > joker."""
+    priority = np.zeros(features.kind.shape)
+    priority[features.is_steal] = GREEDY_PRIORITY_STEAL
+    priority[features.is_table | features.is_table_joker] = GREEDY_PRIORITY_TABLE
+    priority[features.is_own_pile] = GREEDY_PRIORITY_OWN_PILE
+    priority[features.is_discard] = GREEDY_PRIORITY_DISCARD
+    priority[features.is_joker] -= GREEDY_JOKER_PENALTY
+    return priority
+
+
+def greedy_values(view: ObservationView, features: ActionFeatures, rules: RulesConfig,
+                  rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """float[K]: greedy's value of action ``actions[k]`` in row ``rows[k]``: cards taken + `greedy_priorities`."""
+    return cards_taken(view, features, rules.take_all, rows, actions) + greedy_priorities(features)[actions]
+
+
+def heuristic_values(view: ObservationView, features: ActionFeatures, rules: RulesConfig,
+                     rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """float[K]: the heuristic's value of action ``actions[k]`` in row ``rows[k]``, in cards of margin.
+
+    With ``o = n - 1`` opponents, ``k`` = cards taken (`cards_taken`) and
+    ``p(r)`` = chance some opponent can play rank r before the observer's next
+    turn (`match_probabilities`, from counting unseen cards)::
+
+        value = gain - risk - discard_cost - joker_cost
+        gain         = 0 for a discard, else k + 1 (the played card joins my pile),
+                       plus k / o for a steal (the victim loses the pile: steal the biggest now)
+        risk         = RISK_WEIGHT * S' * p(t') * (1 + 1 / o)
+                       S', t' = my pile's size and top rank after the action; a top whose
+                       rank has no unseen copy left is safe (p = 0), so covering a big pile
+                       with a rank that has shown up a lot scores high
+        discard_cost = DISCARD_EXPOSURE * p(r) / o     (an opponent may take the card)
+                       - PAIR_BONUS * (1 - p(r))       if I still hold rank r afterwards
+                       (a discarded joker: exposure with p = 1)
+        joker_cost   = JOKER_COST for playing a joker
+    """
+    opponents = rules.num_players - 1
+    is_discard, is_joker, rank = features.is_discard[actions], features.is_joker[actions], features.rank[actions]
+    taken = cards_taken(view, features, rules.take_all, rows, actions).astype(np.float64)
+    gain = np.where(is_discard, 0.0, taken + 1.0) + np.where(features.is_steal[actions], taken / opponents, 0.0)
+
+    p_match = match_probabilities(view, rules)
+    own_top = view.pile_tops[rows, 0]
+    own_size = view.pile_sizes[rows, 0].astype(np.float64)
+    top_after = np.where(is_discard, np.where(own_top == EMPTY_PILE, EMPTY_PILE_COLUMN, own_top), rank)
+    size_after = np.where(is_discard, own_size, own_size + taken + 1.0)
+    risk = RISK_WEIGHT * size_after * p_match[rows, top_after] * (1.0 + 1.0 / opponents)
+
+    p_discard = np.where(is_joker, 1.0, p_match[rows, rank])
+    still_held = (view.hand[rows, features.card_rank[actions]] >= 2) & ~is_joker
+    discard_cost = DISCARD_EXPOSURE * p_discard / opponents - PAIR_BONUS * still_held * (1.0 - p_discard)
+    discard_cost = np.where(is_discard, discard_cost, 0.0)
+    joker_cost = np.where(is_joker, JOKER_COST, 0.0)
+    return gain - risk - discard_cost - joker_cost

@@ -1,3 +1,5 @@
+"""The observation vector: layout, what each seat sees, and its named view (decode / encode_view)."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -5,8 +7,18 @@ from hypothesis import strategies as st
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
-from rouba_env.rules.engine import EMPTY_PILE, apply_move, is_terminal, legal_moves, new_game
-from rouba_env.encoding.observation import ObservationEncoder, observation_layout
+from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder, observation_layout
+from rouba_env.rules.cards import rank_of
+from rouba_env.rules.engine import (
+    EMPTY_PILE,
+    NO_SEAT,
+    apply_move,
+    is_terminal,
+    legal_moves,
+    new_game,
+    rank_counts,
+    seen_counts,
+)
 from tests.scenario import RANKS, make_state
 
 
@@ -111,3 +123,92 @@ def test_joker_pile_shows_its_named_rank():
     tops = encoder.encode(state, 0)[encoder.layout["pile_top"]].reshape(2, 14)
     assert tops[1, RANKS["5"]] == 1
     assert encoder.encode(state, 0)[encoder.layout["seen"]][13] == 1, "the joker counts as a seen joker"
+
+
+# --- the named view: decode / encode_view -----------------------------------
+
+
+def positions_of_every_preset():
+    """(config, state) along seeded random games of every preset at 2..5 players, dealer at every seat."""
+    rng = np.random.default_rng(2024)
+    for name in sorted(PRESET_FIELDS):
+        for num_players in range(2, 6):
+            config = preset(name, num_players=num_players, dealer=(num_players + len(name)) % num_players)
+            state = new_game(config, rng)
+            while True:
+                yield config, state
+                if is_terminal(state):
+                    break
+                moves = legal_moves(state)
+                state = apply_move(state, moves[rng.integers(len(moves))])
+
+
+def expected_view_values(state, seat):
+    """What an observer at ``seat`` should read, taken directly from the state."""
+    config = state.config
+    n = config.num_players
+    seats = [(seat + offset) % n for offset in range(n)]
+    flipped = NO_FLIPPED_CARD
+    if config.draw_from_deck and not is_terminal(state):
+        (flipped,) = [rank_of(card) for card in state.hands[state.current]]
+    return {
+        "hand": rank_counts(state.hands[seat]),
+        "table": rank_counts(state.table),
+        "seen": seen_counts(state),
+        "pile_tops": [state.pile_tops[s] for s in seats],
+        "pile_sizes": [len(state.piles[s]) for s in seats],
+        "hand_sizes": [len(state.hands[s]) for s in seats],
+        "seat": seat,
+        "dealer_offset": (config.dealer - seat) % n,
+        "to_act_offset": NO_SEAT if is_terminal(state) else (state.current - seat) % n,
+        "deck_size": len(state.deck),
+        "flipped": flipped,
+    }
+
+
+@pytest.mark.parametrize("padding", [0, 3])
+def test_decode_reads_the_state_and_encode_view_inverts_it(padding):
+    """Over every preset and 2..5 players: the view holds the state's values; re-encoding gives the same bits."""
+    checked = 0
+    encoders = {}
+    for config, state in positions_of_every_preset():
+        n = config.num_players
+        encoder = encoders.get((config, padding))
+        if encoder is None:
+            encoder = encoders[(config, padding)] = ObservationEncoder(config, max_players=n + padding)
+        obs = np.stack([encoder.encode(state, seat) for seat in range(n)])
+        view = encoder.decode(obs)
+        for seat in range(n):
+            for field, expected in expected_view_values(state, seat).items():
+                actual = getattr(view, field)[seat]
+                if field in ("pile_tops", "pile_sizes", "hand_sizes"):
+                    actual = actual[:n]
+                assert np.array_equal(actual, expected), (config, seat, field, actual, expected)
+        assert view.present[:, :n].all() and not view.present[:, n:].any()
+        assert (view.pile_tops[:, n:] == EMPTY_PILE).all() and not view.hand_sizes[:, n:].any()
+        again = encoder.encode_view(view)
+        assert again.dtype == np.float32 and again.view(np.uint32).tolist() == obs.view(np.uint32).tolist()
+        checked += 1
+    assert checked > 500
+
+
+def test_decode_takes_one_observation_as_a_batch_of_one():
+    config = preset("draw_from_deck", num_players=3)
+    encoder = ObservationEncoder(config)
+    state = new_game(config, np.random.default_rng(3))
+    obs = encoder.encode(state, 1)
+    view = encoder.decode(obs)
+    assert view.batch_size == 1 and view.seat.tolist() == [1]
+    assert view.flipped.tolist() == [rank_of(state.hands[state.current][0])]
+    assert np.array_equal(encoder.encode_view(view)[0], obs)
+    with pytest.raises(ValueError, match="shape"):
+        encoder.decode(obs[:-1])
+
+
+def test_encode_view_rejects_a_seat_that_does_not_match_the_dealer():
+    config = RulesConfig(num_players=3)
+    encoder = ObservationEncoder(config)
+    view = encoder.decode(encoder.encode(new_game(config, np.random.default_rng(0)), 0))
+    view.seat = (view.seat + 1) % 3
+    with pytest.raises(ValueError, match="dealer"):
+        encoder.encode_view(view)
