@@ -18,7 +18,7 @@ from gymnasium import spaces
 from rouba_env.envs.aec import RENDER_MODES
 from rouba_env.envs.render import render_text
 from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed, check_choice
-from rouba_env.players.base import Policy
+from rouba_env.players.base import Policy, is_legal_index
 from rouba_env.rules.config import RulesConfig, make_rules
 
 OpponentSpec = "str | Policy"
@@ -158,7 +158,7 @@ class SingleAgentEnv(gymnasium.Env):
             policy = self.opponents[(seat - self.learner - 1) % self.rules.num_players]
             mask = session.mask(seat)
             action = policy.act(session.observation(seat), mask, self.np_random)
-            if not _is_legal_index(action, mask):
+            if not is_legal_index(action, mask):
                 raise ValueError(f"opponent {policy!r} in seat {seat} chose action {action!r}, which is not legal; "
                                  f"legal actions: {np.flatnonzero(mask).tolist()}")
             session.play(int(action), who=f"opponent {policy!r} in seat {seat}")
@@ -203,13 +203,6 @@ class SingleAgentEnv(gymnasium.Env):
             return text
         print(text + "\n")
         return None
-
-
-def _is_legal_index(action, mask: np.ndarray) -> bool:
-    """True when ``action`` is an integer index whose mask entry is set."""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        return False
-    return 0 <= int(action) < mask.shape[0] and bool(mask[int(action)])
 
 
 ENV_ID = "RoubaMonte-v0"

@@ -30,7 +30,7 @@ import concurrent.futures
 import itertools
 import math
 import multiprocessing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -40,60 +40,15 @@ from rouba_env.rules import scoring
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.players.base import Policy
+from rouba_env.players.base import Policy, is_legal_index
 from rouba_env.players.registry import make_policy
+from rouba_env.evaluation.stats import PlayerStats, player_stats, rating_table
 
-Z_95 = 1.959963984540054
-"""Two-sided 95% quantile of the standard normal."""
 DEAL_SEED_BITS = 63
 CHUNKS_PER_WORKER = 16
 """Deals are split in about this many chunks per worker (load balance vs. overhead)."""
 _RECORD_KEY_POLICY = 1
 """spawn_key tag of a game's policy randomness (tag 0: the deal seed)."""
-
-
-# ---------------------------------------------------------------------------
-# Statistics
-# ---------------------------------------------------------------------------
-
-
-def wilson_interval(wins: float, games: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval of a win rate (``wins`` may be fractional: ties count 1/k)."""
-    if games <= 0:
-        raise ValueError(f"games must be positive for a Wilson interval, got {games}")
-    if not 0 <= wins <= games:
-        raise ValueError(f"wins={wins} must lie between 0 and games={games}")
-    p = wins / games
-    z2 = z * z
-    denominator = 1.0 + z2 / games
-    center = (p + z2 / (2 * games)) / denominator
-    half = z * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games)) / denominator
-    return max(0.0, center - half), min(1.0, center + half)
-
-
-def mean_interval(values: Sequence[float], z: float = Z_95) -> tuple[float, float | None, float | None]:
-    """(mean, low, high): normal-approximation 95% interval of the mean; no bounds for fewer than 2 values."""
-    data = np.asarray(values, dtype=np.float64)
-    if data.size == 0:
-        raise ValueError("no values to average")
-    mean = float(data.mean())
-    if data.size < 2:
-        return mean, None, None
-    half = z * float(data.std(ddof=1)) / math.sqrt(data.size)
-    return mean, mean - half, mean + half
-
-
-def win_shares(scores: Sequence[int]) -> list[float]:
-    """Win share per seat: 1 to a sole top score, 1/k to each of k seats tied for the top, else 0."""
-    best = max(scores)
-    top = [seat for seat, points in enumerate(scores) if points == best]
-    return [1.0 / len(top) if seat in top else 0.0 for seat in range(len(scores))]
-
-
-def margins(scores: Sequence[int]) -> list[float]:
-    """Own score minus the mean of the other seats' scores, per seat."""
-    total, others = sum(scores), len(scores) - 1
-    return [points - (total - points) / others for points in scores]
 
 
 # ---------------------------------------------------------------------------
@@ -177,7 +132,7 @@ def play_game(
 ) -> list[int]:
     """Play one game on the reference engine with ``policies[seat]`` at each seat; the final scores.
 
-    The engine rejects illegal moves (`engine.apply_move` raises ValueError).
+    A policy that returns anything but a legal action index is a ValueError naming it and its seat.
     """
     if len(policies) != config.num_players:
         raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
@@ -189,7 +144,10 @@ def play_game(
         obs = encoder.encode(state, seat)
         mask = encoding.mask(state)
         action = policies[seat].act(obs, mask, rng)
-        state = engine.apply_move(state, encoding.decode(int(action)))
+        if not is_legal_index(action, mask):
+            raise ValueError(f"player {policies[seat]!r} in seat {seat} returned action {action!r}, which is not "
+                             f"legal; legal actions: {np.flatnonzero(mask).tolist()}")
+        engine.play_move(state, encoding.decode(int(action)))
     return scoring.scores(state)
 
 
@@ -204,27 +162,21 @@ class _Chunk:
     deals: tuple[int, ...]
 
 
-_POLICY_CACHE: dict[tuple, list[Policy]] = {}
-
-
 def _policies_for(config: RulesConfig, player_specs: Sequence[str],
                   objects: dict[str, Policy] | None = None) -> list[Policy]:
-    """One policy per player, built once per process and reused (policies keep no game state).
+    """One policy per player, built from the specs for this work only (checkpoints are read now, never reused stale).
 
     ``objects`` maps the stand-in names of ready `Policy` objects to them (in-process runs only).
     """
-    if objects:
-        return [objects[spec] if spec in objects else make_policy(spec, config) for spec in player_specs]
-    key = (config, tuple(player_specs))
-    if key not in _POLICY_CACHE:
-        _POLICY_CACHE[key] = [make_policy(spec, config) for spec in player_specs]
-    return _POLICY_CACHE[key]
+    objects = objects or {}
+    return [objects[spec] if spec in objects else make_policy(spec, config) for spec in player_specs]
 
 
-def _play_chunk(chunk: _Chunk, objects: dict[str, Policy] | None = None) -> list[GameRecord]:
-    """Top-level (spawn-safe) worker: play every game of a chunk."""
+def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[GameRecord]:
+    """Top-level (spawn-safe) worker: play every game of a chunk (``players``: built already, in-process runs)."""
     config = RulesConfig.from_dict(chunk.rules)
-    players = _policies_for(config, chunk.player_specs, objects)
+    if players is None:
+        players = _policies_for(config, chunk.player_specs)
     encoder, encoding = ObservationEncoder(config), ActionEncoding(config)
     records = []
     for deal in chunk.deals:
@@ -241,87 +193,6 @@ def _play_chunk(chunk: _Chunk, objects: dict[str, Policy] | None = None) -> list
 def _chunks(deals: int, workers: int) -> list[tuple[int, ...]]:
     size = max(1, math.ceil(deals / (workers * CHUNKS_PER_WORKER))) if workers > 1 else max(1, min(deals, 16))
     return [tuple(range(start, min(deals, start + size))) for start in range(0, deals, size)]
-
-
-# ---------------------------------------------------------------------------
-# Results
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class PlayerStats:
-    """Aggregate results of one player."""
-
-    label: str
-    spec: str
-    games: int
-    wins: float
-    win_rate: float
-    win_low: float
-    win_high: float
-    mean_score: float
-    score_low: float | None
-    score_high: float | None
-    mean_margin: float
-    margin_low: float | None
-    margin_high: float | None
-    per_seat: dict[int, dict] = field(default_factory=dict)
-    """Seat -> {games, wins, win_rate, mean_score, mean_margin}."""
-
-
-def player_stats(label: str, spec: str, player: int, records: Sequence[GameRecord]) -> PlayerStats:
-    """Statistics of ``player`` over the games it played among ``records``."""
-    shares, points, margin_values, seat_rows = [], [], [], {}
-    for record in records:
-        if player not in record.seats:
-            continue
-        seat = record.seats.index(player)
-        share = win_shares(record.scores)[seat]
-        margin = margins(record.scores)[seat]
-        shares.append(share)
-        points.append(record.scores[seat])
-        margin_values.append(margin)
-        seat_rows.setdefault(seat, []).append((share, record.scores[seat], margin))
-    if not shares:
-        raise ValueError(f"player {label!r} played no games")
-    games, wins = len(shares), float(sum(shares))
-    low, high = wilson_interval(wins, games)
-    score = mean_interval(points)
-    margin = mean_interval(margin_values)
-    per_seat = {}
-    for seat in sorted(seat_rows):
-        rows = np.array(seat_rows[seat], dtype=np.float64)
-        per_seat[seat] = {
-            "games": int(rows.shape[0]),
-            "wins": float(rows[:, 0].sum()),
-            "win_rate": float(rows[:, 0].mean()),
-            "mean_score": float(rows[:, 1].mean()),
-            "mean_margin": float(rows[:, 2].mean()),
-        }
-    return PlayerStats(label, spec, games, wins, wins / games, low, high, *score, *margin, per_seat)
-
-
-def rating_table(labels: Sequence[str], records: Sequence[GameRecord]) -> list[dict]:
-    """Openskill Plackett-Luce ratings from every game in record order, best ordinal first.
-
-    A game's ranks follow its scores (equal scores share a rank).
-    """
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = [model.rating(name=label) for label in labels]
-    for record in records:
-        teams = [[ratings[player]] for player in record.seats]
-        distinct = sorted(set(record.scores), reverse=True)
-        ranks = [distinct.index(points) + 1 for points in record.scores]
-        updated = model.rate(teams, ranks=ranks)
-        for player, team in zip(record.seats, updated):
-            ratings[player] = team[0]
-    table = [
-        {"player": label, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())}
-        for label, r in zip(labels, ratings)
-    ]
-    return sorted(table, key=lambda row: -row["ordinal"])
 
 
 @dataclass
@@ -474,8 +345,9 @@ def evaluate(
     ]
     records: list[GameRecord] = []
     if workers == 1:
+        built = _policies_for(config, player_specs, objects)
         for chunk in chunks:
-            done = _play_chunk(chunk, objects)
+            done = _play_chunk(chunk, built)
             records.extend(done)
             if progress:
                 progress(len(done))

@@ -19,7 +19,7 @@ from rouba_env.rules.engine import (
     rank_counts,
     seen_counts,
 )
-from tests.scenario import RANKS, make_state
+from tests.rules.scenario import RANKS, make_state
 
 
 def test_layout_is_contiguous_and_documented_sizes():

@@ -1,36 +1,18 @@
 """Shared helpers of the player tests: a rules strategy, observations of hand-built states, complete states."""
 
 import numpy as np
-from hypothesis import strategies as st
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.registry import make_policy
 from rouba_env.rules import engine
 from rouba_env.rules.cards import make_deck, rank_of
-from rouba_env.rules.config import PRESET_FIELDS, preset
 from rouba_env.rules.engine import TARGET_PILE_OFFSET, Move
-from tests.scenario import RANKS
+from tests.rules.scenario import RANKS
 
 OWN, NEXT, SECOND = TARGET_PILE_OFFSET, TARGET_PILE_OFFSET + 1, TARGET_PILE_OFFSET + 2
 CHEAP_EXPERT = "expert:samples=1,max_scale=1"
 """Smallest search: legality and plumbing, not strength."""
-
-
-@st.composite
-def configs(draw):
-    """Any preset at 2..8 players, sometimes with another hand size or table size."""
-    name = draw(st.sampled_from(sorted(PRESET_FIELDS)))
-    base = preset(name, num_players=draw(st.integers(2, 8)))
-    fields = {}
-    if not base.draw_from_deck and draw(st.booleans()):
-        fields["hand_size"] = draw(st.integers(1, 6))
-    if draw(st.booleans()):
-        fields["table_cards"] = draw(st.integers(0, 8))
-    try:
-        return base.replace(**fields)
-    except ValueError:
-        return base
 
 
 def play_checked(config, specs, seed):

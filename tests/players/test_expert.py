@@ -22,14 +22,15 @@ from rouba_env.rules import engine, scoring
 from rouba_env.rules.cards import JOKER_RANK, make_deck, rank_of
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.rules.engine import TARGET_TABLE
-from tests.players.helpers import NEXT, action_of, complete_state, configs, observe, random_position
-from tests.scenario import RANKS
+from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position
+from tests.strategies import preset_configs
+from tests.rules.scenario import RANKS
 
 # --- determinization -------------------------------------------------------
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(config=configs(), seed=st.integers(0, 2**32 - 1), turns=st.integers(0, 60))
+@given(config=preset_configs(), seed=st.integers(0, 2**32 - 1), turns=st.integers(0, 60))
 def test_determinization_is_consistent_with_the_observation(config, seed, turns):
     rng = np.random.default_rng(seed)
     state = random_position(config, rng, turns)

@@ -18,7 +18,7 @@ from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig, preset
 from rouba_env.rules.engine import TARGET_DISCARD, TARGET_TABLE
 from tests.players.helpers import NEXT, SECOND, action_of
-from tests.scenario import RANKS, make_state
+from tests.rules.scenario import RANKS, make_state
 
 THREE_PLAYER_STEAL = dict(hands=["7 K 3", "4", "5"], table="3",
                           piles=["", "2 2 2 2 7", "9 9 9 A A A 8 8 Q Q K"], deck="")

@@ -11,14 +11,15 @@ from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import TARGET_DISCARD, TARGET_TABLE
-from tests.players.helpers import CHEAP_EXPERT, SECOND, action_of, configs, observe, play_checked
-from tests.scenario import RANKS, make_state
+from tests.players.helpers import CHEAP_EXPERT, SECOND, action_of, observe, play_checked
+from tests.strategies import preset_configs
+from tests.rules.scenario import RANKS, make_state
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
-@given(config=configs(), seed=st.integers(0, 2**32 - 1))
+@given(config=preset_configs(), seed=st.integers(0, 2**32 - 1))
 def test_every_player_only_plays_legal_moves(config, seed):
     rotation = seed % 4
     specs = ["greedy", "heuristic", CHEAP_EXPERT, "random"]
@@ -27,7 +28,7 @@ def test_every_player_only_plays_legal_moves(config, seed):
 
 
 @SETTINGS
-@given(config=configs(), seed=st.integers(0, 2**32 - 1))
+@given(config=preset_configs(), seed=st.integers(0, 2**32 - 1))
 def test_batched_choices_are_legal_and_maximal(config, seed):
     """act_batch over many positions: a legal action of maximal value in every row."""
     rng = np.random.default_rng(seed)

@@ -28,6 +28,7 @@ def metric_rows(run_dir: Path) -> list[dict]:
         return list(csv.DictReader(stream))
 
 
+@pytest.mark.slow
 def test_tiny_training_run_writes_everything(tmp_path):
     final = train(TrainConfig(run_dir=str(tmp_path), **TINY))
     for name in ("checkpoint.pt", "metrics.csv", "eval.csv", "final_eval.json", "learning_curve.png",
@@ -46,6 +47,7 @@ def test_tiny_training_run_writes_everything(tmp_path):
     assert state["learner_steps"] == final["learner_steps"]
 
 
+@pytest.mark.slow
 def test_same_seed_same_run(tmp_path):
     config = dict(TINY, total_steps=600, final_eval_games=0, eval_interval=0)
     train(TrainConfig(run_dir=str(tmp_path / "a"), **config))
@@ -55,11 +57,13 @@ def test_same_seed_same_run(tmp_path):
     assert [[r[c] for c in columns] for r in a] == [[r[c] for c in columns] for r in b]
 
 
+@pytest.mark.slow
 def test_mixed_table_sizes_share_one_network(tmp_path):
     final = train(TrainConfig(run_dir=str(tmp_path), num_players=(2, 3), **dict(TINY, total_steps=800)))
     assert {r["opponent"] for r in final["evaluation"]} == {"random@2p", "random@3p"}
 
 
+@pytest.mark.slow
 def test_resume_after_a_kill(tmp_path):
     run_dir = tmp_path / "run"
     command = [sys.executable, str(ROOT / "scripts" / "train.py"), "--run-dir", str(run_dir),
@@ -105,6 +109,7 @@ def test_config_errors_and_toml(tmp_path):
         load_toml(bad)
 
 
+@pytest.mark.slow
 def test_train_script_rejects_bad_settings():
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), "--num-envs", "0"],
                             capture_output=True, text=True, cwd=ROOT)
@@ -121,6 +126,7 @@ def test_resume_refuses_a_different_network_shape(tmp_path):
         train(TrainConfig(run_dir=str(tmp_path / "empty"), **config), resume=True)
 
 
+@pytest.mark.slow
 def test_a_checkpoint_can_join_the_opponent_pool(tmp_path):
     final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=400, scripted_opponents=("checkpoint:2p",),
                                                             scripted_weight=1.0, final_eval_games=0, eval_interval=0)))

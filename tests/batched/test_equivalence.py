@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rouba_env.rules import engine
 from rouba_env.rules import scoring
@@ -13,6 +15,7 @@ from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.batched.game import VectorGame
 from rouba_env.rules.seeding import slot_deal_seed
+from tests.strategies import any_rules
 
 
 
@@ -289,38 +292,7 @@ def test_slot_deal_seed_is_pure_and_vectorised():
     assert np.array_equal(game.deal_seeds, table[:, 0])
 
 
-try:
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
-except ImportError:  # pragma: no cover
-    given = None
-
-
-if given is not None:
-
-    @st.composite
-    def rules_configs(draw):
-        n = draw(st.integers(2, 8))
-        draw_from_deck = draw(st.booleans())
-        fields = dict(
-            num_players=n,
-            decks=draw(st.integers(1, 3)),
-            draw_from_deck=draw_from_deck,
-            take_all=draw(st.booleans()),
-            must_capture=draw(st.booleans()),
-            leftovers_to_last_capturer=draw(st.booleans()),
-            jokers=draw(st.booleans()),
-            dealer=draw(st.integers(0, n - 1)),
-            table_cards=draw(st.integers(0, 9)),
-        )
-        if not draw_from_deck:
-            fields["hand_size"] = draw(st.integers(1, 7))
-        try:
-            return RulesConfig(**fields)
-        except ValueError:
-            return RulesConfig(num_players=n, dealer=fields["dealer"], jokers=fields["jokers"])
-
-    @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(config=rules_configs(), seed=st.integers(0, 2**64 - 1), reward=st.sampled_from(["outcome", "margin"]))
-    def test_random_rules_match_reference(config, seed, reward):
-        _lockstep(config, batch_size=3, steps=60, seed=seed, reward=reward)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=any_rules(), seed=st.integers(0, 2**64 - 1), reward=st.sampled_from(["outcome", "margin"]))
+def test_random_rules_match_reference(config, seed, reward):
+    _lockstep(config, batch_size=3, steps=60, seed=seed, reward=reward)

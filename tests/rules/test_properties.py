@@ -5,33 +5,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
+from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import apply_move, card_total, is_terminal, legal_moves, new_game
 from rouba_env.rules.scoring import scores
+from tests.strategies import preset_configs
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@st.composite
-def configs(draw):
-    name = draw(st.sampled_from(sorted(PRESET_FIELDS)))
-    num_players = draw(st.integers(2, 8))
-    base = preset(name, num_players=num_players)
-    fields = {}
-    if not base.draw_from_deck and draw(st.booleans()):
-        fields["hand_size"] = draw(st.integers(1, 6))
-    if draw(st.booleans()):
-        fields["table_cards"] = draw(st.integers(0, 8))
-    if draw(st.booleans()):
-        fields["dealer"] = draw(st.integers(0, num_players - 1))
-    try:
-        return base.replace(**fields)
-    except ValueError:
-        return base
-
-
 @SETTINGS
-@given(config=configs(), seed=st.integers(0, 2**32 - 1), max_extra=st.integers(0, 2))
+@given(config=preset_configs(), seed=st.integers(0, 2**32 - 1), max_extra=st.integers(0, 2))
 def test_random_play_invariants(config: RulesConfig, seed: int, max_extra: int):
     rng = np.random.default_rng(seed)
     max_players = min(8, config.num_players + max_extra)
@@ -59,7 +42,7 @@ def test_random_play_invariants(config: RulesConfig, seed: int, max_extra: int):
 
 
 @SETTINGS
-@given(config=configs(), seed=st.integers(0, 2**32 - 1))
+@given(config=preset_configs(), seed=st.integers(0, 2**32 - 1))
 def test_encode_decode_round_trip(config, seed):
     actions = ActionEncoding(config)
     state = new_game(config, np.random.default_rng(seed))

@@ -2,10 +2,14 @@
 
 import json
 import subprocess
+
+import pytest
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # each test starts a process
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def evaluate(*args):

@@ -3,7 +3,7 @@ import pytest
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import RulesConfig, preset
 from rouba_env.rules.engine import JOKER_KIND_OFFSET, TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER, Move
-from tests.scenario import RANKS, make_state
+from tests.rules.scenario import RANKS, make_state
 
 SEVEN, K = RANKS["7"], RANKS["K"]
 

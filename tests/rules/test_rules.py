@@ -17,7 +17,7 @@ def margin_rewards(state):
     return margin_of_scores(scores(state), state.config.total_cards)
 
 from rouba_env.rules.seeding import shuffled_deck
-from tests.scenario import RANKS, cards, make_state
+from tests.rules.scenario import RANKS, cards, make_state
 
 A, FIVE, SEVEN, NINE, K, Q = RANKS["A"], RANKS["5"], RANKS["7"], RANKS["9"], RANKS["K"], RANKS["Q"]
 OWN, NEXT, SECOND = TARGET_PILE_OFFSET, TARGET_PILE_OFFSET + 1, TARGET_PILE_OFFSET + 2

@@ -1,10 +1,14 @@
 """Smoke runs of scripts/play.py with typed input."""
 
 import subprocess
+
+import pytest
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # each test starts a process
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def play(args, typed):

@@ -5,7 +5,8 @@ import math
 import pytest
 
 from rouba_env.rules.config import RulesConfig
-from rouba_env.evaluation.duplicate import GameRecord, build_lineups, deal_seed, evaluate, margins, mean_interval, player_stats, seating, wilson_interval, win_shares
+from rouba_env.evaluation.duplicate import GameRecord, build_lineups, deal_seed, evaluate, seating
+from rouba_env.evaluation.stats import margins, mean_interval, player_stats, wilson_interval, win_shares
 
 
 @pytest.mark.parametrize(

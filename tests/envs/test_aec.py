@@ -143,6 +143,7 @@ def test_state_vector_for_centralized_critics():
     assert state[-14:].sum() == 52 - 12 - 4, "the deck's ranks are in the full state"
 
 
+@pytest.mark.slow
 def test_import_does_not_pull_torch():
     import subprocess
     import sys
@@ -151,6 +152,7 @@ def test_import_does_not_pull_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_scripted_players_do_not_pull_torch():
     import subprocess
     import sys

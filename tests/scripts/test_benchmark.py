@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+
+import pytest
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "benchmark.py"
+pytestmark = pytest.mark.slow  # each test starts a process
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "benchmark.py"
 
 
 def test_benchmark_quick_writes_json(tmp_path):
