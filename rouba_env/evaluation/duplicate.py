@@ -161,6 +161,8 @@ class GameRecord:
     """Player index at each seat."""
     scores: tuple[int, ...]
     """Cards in each seat's pile at the end."""
+    moves: tuple[tuple[int, int], ...] | None = field(default=None, compare=False)
+    """(seat, action) of every move, kept only with ``evaluate(..., record_moves=True)``."""
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -174,10 +176,12 @@ def play_game(
     rng: np.random.Generator,
     encoder: ObservationEncoder | None = None,
     encoding: ActionEncoding | None = None,
+    on_move: Callable[[int, int], None] | None = None,
 ) -> list[int]:
     """Play one game on the reference engine with ``policies[seat]`` at each seat; the final scores.
 
     The engine rejects illegal moves (`engine.apply_move` raises ValueError).
+    ``on_move(seat, action)`` is told every move (it changes nothing in the game).
     """
     if len(policies) != config.num_players:
         raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
@@ -189,6 +193,8 @@ def play_game(
         obs = encoder.encode(state, seat)
         mask = encoding.mask(state)
         action = policies[seat].act(obs, mask, rng)
+        if on_move is not None:
+            on_move(seat, int(action))
         state = engine.apply_move(state, encoding.decode(int(action)))
     return scoring.scores(state)
 
@@ -202,6 +208,7 @@ class _Chunk:
     lineups: tuple[tuple[int, ...], ...]
     seed: int
     deals: tuple[int, ...]
+    record_moves: bool = False
 
 
 _POLICY_CACHE: dict[tuple, list[Policy]] = {}
@@ -233,8 +240,11 @@ def _play_chunk(chunk: _Chunk, objects: dict[str, Policy] | None = None) -> list
             for rotation in range(config.num_players):
                 seats = seating(lineup, rotation)
                 rng = game_rng(chunk.seed, deal, lineup_index, rotation)
-                points = play_game(config, [players[p] for p in seats], seed_value, rng, encoder, encoding)
-                records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points)))
+                moves = [] if chunk.record_moves else None
+                points = play_game(config, [players[p] for p in seats], seed_value, rng, encoder, encoding,
+                                   on_move=None if moves is None else lambda s, a: moves.append((s, a)))
+                records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points),
+                                          None if moves is None else tuple(moves)))
     return records
 
 
@@ -431,6 +441,7 @@ def evaluate(
     seed: int = 0,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    record_moves: bool = False,
 ) -> EvaluationResult:
     """Play duplicate-deal matches between player specs and aggregate the results.
 
@@ -447,6 +458,8 @@ def evaluate(
         seed: makes deals and the players' randomness reproducible.
         workers: processes (spawn); 1 plays in this process. Same results either way.
         progress: called with the number of games just finished.
+        record_moves: keep every game's moves in its `GameRecord` (for
+            `rouba_env.evaluation.records.save_game_records`); results are the same.
     """
     if isinstance(players, str):
         players = [players]
@@ -469,7 +482,7 @@ def evaluate(
     games_per_deal = len(lineups) * config.num_players
     deals = math.ceil(games / games_per_deal)
     chunks = [
-        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals)
+        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves))
         for chunk_deals in _chunks(deals, workers)
     ]
     records: list[GameRecord] = []
