@@ -3,6 +3,7 @@
 
 const JOKER_RANK = 13;
 const DEFAULT_DELAY_MS = 700;
+const DEFAULT_RULES = "standard";
 const params = new URLSearchParams(window.location.search);
 const delayMs = params.has("delay") ? Math.max(0, Number(params.get("delay")) || 0) : DEFAULT_DELAY_MS;
 
@@ -258,6 +259,7 @@ function fillSetup() {
   const count = $("num-players");
   for (let n = options.min_players; n <= options.max_players; n += 1) count.appendChild(element("option", { value: n, text: n }));
   for (const name of options.rules) $("rules").appendChild(element("option", { value: name, text: name }));
+  $("rules").value = options.rules.includes(DEFAULT_RULES) ? DEFAULT_RULES : options.rules[0];
   for (const spec of options.players) $("player-specs").appendChild(element("option", { value: spec }));
   count.addEventListener("change", fillSeats);
   fillSeats();
