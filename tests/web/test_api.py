@@ -9,6 +9,7 @@ import pytest
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.evaluation.records import load_record, replay_states, save_game_records
 from rouba_env.rules import engine, scoring
+from rouba_env.rules.cards import JOKER_RANK
 from rouba_env.web.games import GameStore
 from rouba_env.evaluation.duplicate import evaluate
 
@@ -270,7 +271,7 @@ def test_engine_legal_moves_match_grouping_for_jokers(live_server):
         _, view = client.post("/api/games", {"num_players": 2, "opponents": ["random"], "rules": "jokers", "seed": seed})
         game = server.store.games[view["game_id"]]
         assert all_legal(view) == sorted(ActionEncoding(game.rules).legal_actions(game.state))
-        jokers = [g for g in view["legal"] if g["rank"] == 13]
+        jokers = [g for g in view["legal"] if g["rank"] == JOKER_RANK]
         if jokers:
             kinds = {move["kind"] for move in jokers[0]["moves"]}
             assert all(kind >= engine.JOKER_KIND_OFFSET for kind in kinds)
