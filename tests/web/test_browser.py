@@ -5,7 +5,6 @@ pointed at them; it downloads nothing). Screenshots of both views are written
 to ``scripts/results/web_play.png`` and ``scripts/results/web_replay.png``.
 """
 
-import os
 from pathlib import Path
 
 import pytest
@@ -39,15 +38,16 @@ def browser():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    os.environ["SE_OFFLINE"] = "true"  # selenium-manager must never download a browser or driver
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      f"--window-size={WINDOW}", "--hide-scrollbars"):
         options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
-    yield driver
-    driver.quit()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SE_OFFLINE", "true")  # selenium-manager must never download a browser or driver
+        driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+        yield driver
+        driver.quit()
 
 
 def wait_for(driver, condition, message):
