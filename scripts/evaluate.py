@@ -43,6 +43,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, default=None,
                         help=f"output JSON path (default {DEFAULT_OUTPUT_DIR}/<players>_<N>p_<rules>_seed<S>.json)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
+                        help="also write one replayable JSON record per game into DIR")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -88,13 +90,18 @@ def main(argv: list[str] | None = None) -> int:
     bar = tqdm(total=total, unit="game", desc="games", disable=args.no_progress, file=sys.stderr)
     with bar:
         result = evaluate(args.players, rules=config, games=args.games, seed=args.seed,
-                          workers=args.workers, progress=bar.update)
+                          workers=args.workers, progress=bar.update, record_moves=args.save_games is not None)
     print(result.format_table())
     path = args.json or default_json_path(args.players, num_players, args.rules, args.seed)
     data = result.to_dict()
     data["command"] = " ".join(["python", "scripts/evaluate.py", *(sys.argv[1:] if argv is None else argv)])
     write_json_atomically(path, data)
     print(f"wrote {path}")
+    if args.save_games is not None:
+        from rouba_env.evaluation.records import save_game_records
+
+        written = save_game_records(result, args.save_games)
+        print(f"wrote {len(written)} game records to {args.save_games}")
     return 0
 
 

@@ -7,6 +7,10 @@
 You see the table, every pile's top and size, the deck and your hand with card
 faces; pick a move by its number from the list of legal moves (``q`` quits).
 Every opponent move is shown as it happens, and the final scores at the end.
+
+In the browser instead (see `rouba_env.web.server` for the options)::
+
+    python scripts/play.py --web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--save-games DIR]
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ def parse_args(argv):
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first with the default dealer)")
     parser.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh shuffle)")
+    parser.add_argument("--web", action="store_true",
+                        help="play in the browser instead (options: --port, --host, --replays, --save-games)")
     return parser.parse_args(argv)
 
 
@@ -63,6 +69,11 @@ def choose_move(state, actions: ActionEncoding) -> engine.Move | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--web" in argv:  # browser play: the web server parses the other options
+        from rouba_env.web.server import main as web_main
+
+        return web_main([arg for arg in argv if arg != "--web"])
     args = parse_args(argv)
     try:
         rules = make_rules(args.rules, num_players=len(args.opponents) + 1)

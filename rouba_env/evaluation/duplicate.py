@@ -116,6 +116,8 @@ class GameRecord:
     """Player index at each seat."""
     scores: tuple[int, ...]
     """Cards in each seat's pile at the end."""
+    moves: tuple[tuple[int, int], ...] | None = field(default=None, compare=False)
+    """(seat, action) of every move, kept only with ``evaluate(..., record_moves=True)``."""
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -129,10 +131,12 @@ def play_game(
     rng: np.random.Generator,
     encoder: ObservationEncoder | None = None,
     encoding: ActionEncoding | None = None,
+    on_move: Callable[[int, int], None] | None = None,
 ) -> list[int]:
     """Play one game on the reference engine with ``policies[seat]`` at each seat; the final scores.
 
     A policy that returns anything but a legal action index is a ValueError naming it and its seat.
+    ``on_move(seat, action)`` is told every move (it changes nothing in the game).
     """
     if len(policies) != config.num_players:
         raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
@@ -147,6 +151,8 @@ def play_game(
         if not is_legal_index(action, mask):
             raise ValueError(f"player {policies[seat]!r} in seat {seat} returned action {action!r}, which is not "
                              f"legal; legal actions: {np.flatnonzero(mask).tolist()}")
+        if on_move is not None:
+            on_move(seat, int(action))
         engine.play_move(state, encoding.decode(int(action)))
     return scoring.scores(state)
 
@@ -160,6 +166,7 @@ class _Chunk:
     lineups: tuple[tuple[int, ...], ...]
     seed: int
     deals: tuple[int, ...]
+    record_moves: bool = False
 
 
 def _policies_for(config: RulesConfig, player_specs: Sequence[str],
@@ -185,8 +192,11 @@ def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[
             for rotation in range(config.num_players):
                 seats = seating(lineup, rotation)
                 rng = game_rng(chunk.seed, deal, lineup_index, rotation)
-                points = play_game(config, [players[p] for p in seats], seed_value, rng, encoder, encoding)
-                records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points)))
+                moves = [] if chunk.record_moves else None
+                points = play_game(config, [players[p] for p in seats], seed_value, rng, encoder, encoding,
+                                   on_move=None if moves is None else lambda s, a: moves.append((s, a)))
+                records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points),
+                                          None if moves is None else tuple(moves)))
     return records
 
 
@@ -302,6 +312,7 @@ def evaluate(
     seed: int = 0,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    record_moves: bool = False,
 ) -> EvaluationResult:
     """Play duplicate-deal matches between player specs and aggregate the results.
 
@@ -318,6 +329,8 @@ def evaluate(
         seed: makes deals and the players' randomness reproducible.
         workers: processes (spawn); 1 plays in this process. Same results either way.
         progress: called with the number of games just finished.
+        record_moves: keep every game's moves in its `GameRecord` (for
+            `rouba_env.evaluation.records.save_game_records`); results are the same.
     """
     if isinstance(players, str):
         players = [players]
@@ -340,7 +353,7 @@ def evaluate(
     games_per_deal = len(lineups) * config.num_players
     deals = math.ceil(games / games_per_deal)
     chunks = [
-        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals)
+        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves))
         for chunk_deals in _chunks(deals, workers)
     ]
     records: list[GameRecord] = []

@@ -1,0 +1,284 @@
+"""Games played in the browser: one human seat against policies, kept per game id.
+
+Every request is checked here and a bad one raises `ApiError` with the HTTP
+status and a message: a malformed or illegal move is 400, an unknown (or
+expired) game 404, a full server 503. Opponents move as soon as it is their
+turn, inside the request that made it so; each of their moves is logged as an
+event with the view after it, so that the page can show them one by one.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from rouba_env.encoding.actions import ActionEncoding, describe_move
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.evaluation.records import RECORD_SUFFIX, ReplayRecord, write_record
+from rouba_env.players.registry import BUILTIN_PLAYERS, make_policy, parse_spec
+from rouba_env.rules import engine, scoring
+from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, make_rules
+from rouba_env.rules.seeding import DEAL_SEED_BOUND
+from rouba_env.web.views import card_json, state_view
+
+HUMAN = "human"
+"""Name of the browser player's seat in views and records."""
+DEFAULT_TTL_S = 30 * 60
+"""Idle games are forgotten after this many seconds."""
+DEFAULT_MAX_GAMES = 64
+MAX_SPEC_LENGTH = 200
+GAME_ID_BYTES = 16
+GAME_ID_PATTERN = re.compile(r"^[0-9a-f]{%d}$" % (2 * GAME_ID_BYTES))
+SHIPPED_CHECKPOINT_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
+CREATE_FIELDS = {"num_players", "opponents", "rules", "seat", "seed"}
+PLAYER_SUGGESTIONS = ("heuristic", "greedy", "random", "expert", "checkpoint:2p", "checkpoint:mixed")
+"""Specs the page offers in its opponent lists (any other valid spec may be typed)."""
+
+
+class ApiError(Exception):
+    """A request that cannot be served: HTTP ``status`` and a message for the user."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_opponent_spec(spec) -> str:
+    """A spec the server accepts: a built-in player; a checkpoint only by shipped name (no file paths)."""
+    if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC_LENGTH:
+        raise bad_request(f"an opponent must be a player spec string of at most {MAX_SPEC_LENGTH} characters, "
+                          f"got {spec!r}")
+    try:
+        name, argument, _ = parse_spec(spec)
+    except ValueError as error:
+        raise bad_request(str(error)) from None
+    if name not in BUILTIN_PLAYERS:
+        raise bad_request(f"unknown player {name!r} in spec {spec!r}; known players: {sorted(BUILTIN_PLAYERS)}")
+    if name == "checkpoint" and (argument is None or not SHIPPED_CHECKPOINT_PATTERN.match(argument)):
+        raise bad_request(f"spec {spec!r}: the browser may only load shipped checkpoints by name "
+                          f"(e.g. checkpoint:2p), not paths")
+    return spec
+
+
+class WebGame:
+    """One game: the engine state, the human seat, the opponents' policies and the event log."""
+
+    def __init__(self, game_id: str, rules, human_seat: int, specs: Sequence[str], policies: dict,
+                 rng: np.random.Generator, now: float):
+        self.game_id = game_id
+        self.rules = rules
+        self.human_seat = human_seat
+        self.players = list(specs)
+        """Name at each seat (``human`` for the browser's)."""
+        self.policies = policies
+        self.rng = rng
+        self.encoder = ObservationEncoder(rules)
+        self.encoding = ActionEncoding(rules)
+        self.deal_seed = int(rng.integers(0, DEAL_SEED_BOUND))
+        self.state = engine.start_game(rules, self.deal_seed)
+        self.moves: list[tuple[int, int]] = []
+        self.events: list[dict] = []
+        self.polled = 0
+        """Events already sent by a poll."""
+        self.last_used = now
+        self.lock = threading.Lock()
+        self.saved_path: Path | None = None
+
+    def names(self) -> list[str]:
+        return [HUMAN if seat == self.human_seat else f"{spec} (player {seat})"
+                for seat, spec in enumerate(self.players)]
+
+    def _apply(self, seat: int, action: int) -> None:
+        move = self.encoding.decode(action)
+        before = self.state
+        self.state = engine.apply_move(before, move)
+        card = self.state.last_move[2]
+        self.moves.append((seat, action))
+        self.events.append({
+            "index": len(self.events),
+            "seat": seat,
+            "name": self.names()[seat],
+            "action": action,
+            "card": card_json(card),
+            "description": describe_move(before, move, seat),
+            "view": state_view(self.state, self.names(), self.human_seat),
+        })
+
+    def play_opponents(self) -> None:
+        """Let the policies move until it is the human's turn or the game is over."""
+        while not engine.is_terminal(self.state) and self.state.current != self.human_seat:
+            seat = self.state.current
+            obs = self.encoder.encode(self.state, seat)
+            mask = self.encoding.mask(self.state, seat)
+            action = int(self.policies[seat].act(obs, mask, self.rng))
+            self._apply(seat, action)
+
+    def play_human(self, body) -> int:
+        """Check and play the human's move ``{"action": INT}``; the index of its event."""
+        if not isinstance(body, dict) or set(body) != {"action"}:
+            raise bad_request(f'a move must be a JSON object {{"action": INT}}, got {body!r}')
+        action = body["action"]
+        if not _is_int(action):
+            raise bad_request(f"action must be an integer, got {action!r}")
+        if engine.is_terminal(self.state):
+            raise bad_request("the game is over: no more moves")
+        legal = self.encoding.legal_actions(self.state)
+        if action not in legal:
+            raise bad_request(f"action {action} is not a legal move now; legal actions: {legal}")
+        first_event = len(self.events)
+        self._apply(self.human_seat, action)
+        self.play_opponents()
+        return first_event
+
+    def view(self, since: int) -> dict:
+        """The human seat's view with its legal moves and the events from number ``since`` on."""
+        view = state_view(self.state, self.names(), self.human_seat, self.encoding)
+        view.update({
+            "game_id": self.game_id,
+            "human_seat": self.human_seat,
+            "players": self.players,
+            "rules": self.rules.to_dict(),
+            "events": self.events[since:],
+            "next_event": len(self.events),
+            "saved": self.saved_path.name if self.saved_path else None,
+        })
+        self.polled = len(self.events)
+        return view
+
+    def record(self) -> ReplayRecord:
+        finished = engine.is_terminal(self.state)
+        return ReplayRecord(self.rules, self.deal_seed, self.players, list(self.moves),
+                            scoring.scores(self.state) if finished else None,
+                            {"source": "web", "human_seat": self.human_seat, "game_id": self.game_id})
+
+
+class GameStore:
+    """Games by id, with a time to live for idle games and a cap on how many are kept.
+
+    ``clock`` gives seconds (monotonic); tests pass their own. ``save_folder``:
+    each finished game's record is written there.
+    """
+
+    def __init__(self, ttl_s: float = DEFAULT_TTL_S, max_games: int = DEFAULT_MAX_GAMES,
+                 save_folder: "str | Path | None" = None, clock: Callable[[], float] = time.monotonic,
+                 seed: int | None = None):
+        if not ttl_s > 0:
+            raise ValueError(f"ttl_s must be positive, got {ttl_s!r}")
+        if not _is_int(max_games) or max_games < 1:
+            raise ValueError(f"max_games must be an int >= 1, got {max_games!r}")
+        self.ttl_s = ttl_s
+        self.max_games = max_games
+        self.save_folder = Path(save_folder) if save_folder is not None else None
+        self.clock = clock
+        self.seeds = np.random.SeedSequence(seed)
+        """Each game's randomness is spawned from this (``seed`` None: fresh entropy)."""
+        self.games: dict[str, WebGame] = {}
+        self.lock = threading.Lock()
+
+    def expire(self) -> list[str]:
+        """Forget games idle for longer than the time to live; their ids."""
+        now = self.clock()
+        with self.lock:
+            old = [game_id for game_id, game in self.games.items() if now - game.last_used > self.ttl_s]
+            for game_id in old:
+                del self.games[game_id]
+        return old
+
+    def create(self, body) -> WebGame:
+        """A new game from ``{"num_players", "opponents", "rules"?, "seat"?, "seed"?}``; opponents move first if due."""
+        if not isinstance(body, dict):
+            raise bad_request(f"a new game needs a JSON object, got {type(body).__name__}")
+        unknown = set(body) - CREATE_FIELDS
+        if unknown:
+            raise bad_request(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(CREATE_FIELDS)}")
+        num_players = body.get("num_players")
+        if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise bad_request(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+        opponents = body.get("opponents")
+        if not isinstance(opponents, list) or len(opponents) != num_players - 1:
+            raise bad_request(f"opponents must be a list of {num_players - 1} player specs "
+                              f"(one per other seat), got {opponents!r}")
+        opponents = [check_opponent_spec(spec) for spec in opponents]
+        preset = body.get("rules", "standard")
+        if preset not in PRESET_FIELDS:
+            raise bad_request(f"unknown rules preset {preset!r}; known: {sorted(PRESET_FIELDS)}")
+        seat = body.get("seat", 0)
+        if not _is_int(seat) or not 0 <= seat < num_players:
+            raise bad_request(f"seat must be an int in 0..{num_players - 1}, got {seat!r}")
+        seed = body.get("seed")
+        if seed is not None and (not _is_int(seed) or seed < 0):
+            raise bad_request(f"seed must be null or an int >= 0, got {seed!r}")
+        rules = make_rules(preset, num_players=num_players)
+        others = [s for s in range(num_players) if s != seat]
+        try:
+            policies = {s: make_policy(spec, rules) for s, spec in zip(others, opponents)}
+        except (ValueError, FileNotFoundError) as error:
+            raise bad_request(str(error)) from None
+        specs = [HUMAN] * num_players
+        for s, spec in zip(others, opponents):
+            specs[s] = spec
+        self.expire()
+        with self.lock:
+            if len(self.games) >= self.max_games:
+                raise ApiError(503, f"too many games in play ({self.max_games}); "
+                                    f"finish one or wait for idle games to expire")
+            game_id = secrets.token_hex(GAME_ID_BYTES)
+            seeds = np.random.SeedSequence(seed) if seed is not None else self.seeds.spawn(1)[0]
+            game = WebGame(game_id, rules, seat, specs, policies, np.random.default_rng(seeds), self.clock())
+            self.games[game_id] = game
+        with game.lock:
+            game.play_opponents()
+            self._save_if_over(game)
+        return game
+
+    def get(self, game_id: str) -> WebGame:
+        """The game with this id (its idle clock restarted); 404 if unknown or expired."""
+        if not isinstance(game_id, str) or not GAME_ID_PATTERN.match(game_id):
+            raise ApiError(404, f"no game {game_id!r}")
+        self.expire()
+        with self.lock:
+            game = self.games.get(game_id)
+            if game is None:
+                raise ApiError(404, f"no game {game_id!r} (unknown, or expired after {self.ttl_s:g} s idle)")
+            game.last_used = self.clock()
+        return game
+
+    def play(self, game_id: str, body) -> dict:
+        """Play the human's move in a game; its view with the events from that move on."""
+        game = self.get(game_id)
+        with game.lock:
+            first_event = game.play_human(body)
+            self._save_if_over(game)
+            return game.view(first_event)
+
+    def poll(self, game_id: str, since: int | None = None) -> dict:
+        """A game's view with the events since ``since`` (default: since the last poll)."""
+        game = self.get(game_id)
+        with game.lock:
+            if since is None:
+                since = game.polled
+            if not 0 <= since <= len(game.events):
+                raise bad_request(f"since must be in 0..{len(game.events)}, got {since}")
+            return game.view(since)
+
+    def _save_if_over(self, game: WebGame) -> None:
+        if self.save_folder is None or game.saved_path is not None or not engine.is_terminal(game.state):
+            return
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        game.saved_path = write_record(game.record(), self.save_folder / f"web_{stamp}_{game.game_id[:8]}{RECORD_SUFFIX}")

@@ -1,0 +1,262 @@
+"""Play and watch rouba-monte in the browser: a small JSON server on the standard library.
+
+    python scripts/play.py --web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--save-games DIR]
+
+Routes (everything else is 404; every asset is served from this package, no CDN):
+
+=======  ===============================  ==========================================
+GET      ``/``, ``/static/NAME``          the page, its script, card drawing and style
+GET      ``/api/options``                 table sizes, rules presets, player suggestions
+POST     ``/api/games``                   new game (see `GameStore.create`)
+GET      ``/api/games/ID[?since=N]``      the human seat's view, events since N
+                                          (default: since the last poll)
+POST     ``/api/games/ID/moves``          ``{"action": INT}``: play, opponents answer
+GET      ``/api/replays``                 record file names in the replay folder
+GET      ``/api/replays/NAME?step=K&view=full|SEAT``  one step of a record
+=======  ===============================  ==========================================
+
+Errors are JSON ``{"error": message}`` with status 400 (bad request or
+illegal move), 404 (unknown game, record or path), 411/413 (missing or too
+large body), 421 (a Host header naming another machine, against DNS
+rebinding while bound to loopback), 503 (too many games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
+from rouba_env.web.games import DEFAULT_MAX_GAMES, DEFAULT_TTL_S, PLAYER_SUGGESTIONS, ApiError, GameStore
+from rouba_env.web.replays import ReplayLibrary
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_MAX_BODY = 16 * 1024
+"""Largest request body accepted, in bytes (a move or a new game is far smaller)."""
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_FILES = {
+    "index.html": "text/html; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+    "cards.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
+"""The only files served, with their content types."""
+LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class RoubaServer(ThreadingHTTPServer):
+    """The HTTP server with the game store, the optional replay library and the limits."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], store: GameStore, replays: ReplayLibrary | None = None,
+                 max_body: int = DEFAULT_MAX_BODY, quiet: bool = False):
+        super().__init__(address, RequestHandler)
+        self.store = store
+        self.replays = replays
+        self.max_body = max_body
+        self.quiet = quiet
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/"
+
+
+def _host_name(header: str) -> str:
+    """Host name of a Host header without the port (``[::1]:80`` -> ``::1``)."""
+    if header.startswith("["):
+        return header[1:].partition("]")[0]
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+class RequestHandler(BaseHTTPRequestHandler):
+    server: RoubaServer
+    server_version = "rouba-web"
+    protocol_version = "HTTP/1.1"
+
+    # -- plumbing -------------------------------------------------------
+
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, data) -> None:
+        self._send(status, json.dumps(data).encode(), "application/json; charset=utf-8")
+
+    def _error(self, status: int, message: str) -> None:
+        self._json(status, {"error": message})
+
+    def _body(self):
+        """The request's JSON body, within the size limit."""
+        length = self.headers.get("Content-Length")
+        if length is None:
+            raise ApiError(HTTPStatus.LENGTH_REQUIRED, "a request body with a Content-Length header is required")
+        if not length.isascii() or not length.isdigit():
+            raise ApiError(400, f"bad Content-Length {length!r}")
+        if int(length) > self.server.max_body:
+            self.close_connection = True
+            raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                           f"request body of {length} bytes is over the limit of {self.server.max_body}")
+        raw = self.rfile.read(int(length))
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ApiError(400, f"the request body is not valid JSON: {error}") from None
+
+    def _check_host(self) -> None:
+        """While bound to loopback, only loopback names may appear in the Host header."""
+        bound = self.server.server_address[0]
+        if bound not in LOOPBACK_NAMES:
+            return
+        name = _host_name(self.headers.get("Host", ""))
+        if name not in LOOPBACK_NAMES:
+            raise ApiError(HTTPStatus.MISDIRECTED_REQUEST, f"this server answers to 127.0.0.1/localhost only, "
+                                                           f"not to Host {self.headers.get('Host')!r}")
+
+    def _handle(self, route) -> None:
+        try:
+            self._check_host()
+            parts = urlsplit(self.path)
+            segments = [unquote(s) for s in parts.path.split("/")[1:]]
+            query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+            route(segments, query)
+        except ApiError as error:
+            self._error(int(error.status), error.message)
+        except Exception:  # an unexpected failure: say so briefly, keep serving
+            traceback.print_exc(file=sys.stderr)
+            self._error(500, "internal server error (see the server's output)")
+
+    # -- routes -----------------------------------------------------------
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        self._handle(self._get)
+
+    def do_HEAD(self):  # noqa: N802
+        self._handle(self._get)
+
+    def do_POST(self):  # noqa: N802
+        self._handle(self._post)
+
+    def _not_found(self):
+        raise ApiError(404, f"nothing at {urlsplit(self.path).path!r}")
+
+    def _get(self, segments: list[str], query: dict) -> None:
+        if segments in ([""], ["index.html"]):
+            return self._static("index.html")
+        if len(segments) == 2 and segments[0] == "static":
+            return self._static(segments[1])
+        if segments == ["api", "options"]:
+            return self._json(200, {
+                "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS,
+                "rules": sorted(PRESET_FIELDS), "players": list(PLAYER_SUGGESTIONS),
+                "replays": self.server.replays is not None,
+            })
+        if len(segments) == 3 and segments[:2] == ["api", "games"]:
+            since = query.get("since")
+            if since is not None and not (since.isascii() and since.isdigit()):
+                raise ApiError(400, f"since must be a whole number, got {since!r}")
+            return self._json(200, self.server.store.poll(segments[2], None if since is None else int(since)))
+        if segments[:2] == ["api", "replays"] and len(segments) in (2, 3):
+            if self.server.replays is None:
+                raise ApiError(404, "no replay folder: start the server with --replays DIR")
+            if len(segments) == 2:
+                return self._json(200, {"files": self.server.replays.names()})
+            return self._json(200, self.server.replays.step(segments[2], query.get("step"), query.get("view")))
+        self._not_found()
+
+    def _post(self, segments: list[str], query: dict) -> None:
+        if segments == ["api", "games"]:
+            game = self.server.store.create(self._body())
+            with game.lock:
+                return self._json(201, game.view(0))
+        if len(segments) == 4 and segments[:2] == ["api", "games"] and segments[3] == "moves":
+            body = self._body()
+            return self._json(200, self.server.store.play(segments[2], body))
+        self._not_found()
+
+    def _static(self, name: str) -> None:
+        if name not in STATIC_FILES:
+            raise ApiError(404, f"no file {name!r}")
+        self._send(200, (STATIC_DIR / name).read_bytes(), STATIC_FILES[name])
+
+
+def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, replays: "str | Path | None" = None,
+                save_games: "str | Path | None" = None, ttl_s: float = DEFAULT_TTL_S,
+                max_games: int = DEFAULT_MAX_GAMES, max_body: int = DEFAULT_MAX_BODY, quiet: bool = False,
+                store: GameStore | None = None) -> RoubaServer:
+    """A bound, not yet serving server (port 0: any free port; see ``server.url``)."""
+    library = ReplayLibrary(replays) if replays is not None else None
+    store = store or GameStore(ttl_s=ttl_s, max_games=max_games, save_folder=save_games)
+    return RoubaServer((host, port), store, library, max_body=max_body, quiet=quiet)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="rouba-play --web", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
+    parser.add_argument("--replays", type=Path, default=None, metavar="DIR",
+                        help="folder of game records for the replay view")
+    parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
+                        help="write a record of every finished browser game into DIR")
+    parser.add_argument("--ttl", type=float, default=DEFAULT_TTL_S, metavar="SECONDS",
+                        help=f"forget games idle this long (default {DEFAULT_TTL_S})")
+    parser.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES,
+                        help=f"games kept at once (default {DEFAULT_MAX_GAMES})")
+    parser.add_argument("--quiet", action="store_true", help="no request log")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be in 0..65535, got {args.port}")
+    if args.replays is not None and not args.replays.is_dir():
+        parser.error(f"--replays {str(args.replays)!r} is not a folder")
+    if not args.ttl > 0:
+        parser.error(f"--ttl must be positive, got {args.ttl}")
+    if args.max_games < 1:
+        parser.error(f"--max-games must be at least 1, got {args.max_games}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve until interrupted; prints the address first."""
+    args = parse_args(argv)
+    try:
+        server = make_server(args.host, args.port, args.replays, args.save_games, args.ttl, args.max_games,
+                             quiet=args.quiet)
+    except OSError as error:
+        print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 1
+    print(f"rouba-monte in the browser: {server.url}  (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped")
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""The browser server's JSON API: validation, isolation, expiry, replays and whole games."""
+
+import http.client
+import json
+import os
+
+import pytest
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.evaluation.records import load_record, replay_states, save_game_records
+from rouba_env.rules import engine, scoring
+from rouba_env.rules.cards import JOKER_RANK
+from rouba_env.web.games import GameStore
+from rouba_env.evaluation.duplicate import evaluate
+
+NEW_GAME = {"num_players": 2, "opponents": ["greedy"], "seed": 7}
+
+
+def first_legal(view) -> int:
+    return view["legal"][0]["moves"][0]["action"]
+
+
+def all_legal(view) -> list[int]:
+    return sorted(move["action"] for group in view["legal"] for move in group["moves"])
+
+
+def play_out(client, view) -> dict:
+    """Play the first legal move until the game is over; the last view."""
+    while not view["finished"]:
+        status, view = client.post(f"/api/games/{view['game_id']}/moves", {"action": first_legal(view)})
+        assert status == 200, view
+    return view
+
+
+# ---------------------------------------------------------------- creating games
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"num_players": 1, "opponents": []}, "num_players must be an int in 2..8"),
+    ({"num_players": 9, "opponents": ["random"] * 8}, "num_players must be an int in 2..8"),
+    ({"num_players": True, "opponents": ["random"]}, "num_players"),
+    ({"num_players": 3, "opponents": ["random"]}, "opponents must be a list of 2"),
+    ({"num_players": 2, "opponents": ["wizard"]}, "unknown player 'wizard'"),
+    ({"num_players": 2, "opponents": ["checkpoint:/etc/passwd"]}, "only load shipped checkpoints"),
+    ({"num_players": 2, "opponents": ["checkpoint:no-such-name"]}, "no-such-name"),
+    ({"num_players": 2, "opponents": ["expert:bogus=1"]}, "bogus"),
+    ({"num_players": 2, "opponents": ["random"], "rules": "poker"}, "unknown rules preset 'poker'"),
+    ({"num_players": 2, "opponents": ["random"], "seat": 2}, "seat must be an int in 0..1"),
+    ({"num_players": 2, "opponents": ["random"], "colour": "red"}, "unknown field(s) ['colour']"),
+    ([1, 2], "needs a JSON object"),
+])
+def test_bad_new_game_is_400_with_a_message(live_server, body, words):
+    _, client = live_server()
+    status, answer = client.post("/api/games", body)
+    assert status == 400
+    assert words in answer["error"]
+
+
+def test_malformed_bodies_are_refused(live_server):
+    server, client = live_server(max_body=256)
+    status, answer = client.post("/api/games", raw=b"{not json")
+    assert status == 400 and "not valid JSON" in answer["error"]
+    status, answer = client.post("/api/games", raw=b'{"num_players": 2, "opponents": ["random"], "seed": 1}' + b" " * 300)
+    assert status == 413 and "over the limit of 256" in answer["error"]
+    host, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    connection.putrequest("POST", "/api/games")
+    connection.endheaders()
+    response = connection.getresponse()
+    assert response.status == 411 and "Content-Length" in json.loads(response.read())["error"]
+    connection.close()
+    assert not server.store.games
+
+
+def test_other_host_names_are_refused(live_server):
+    _, client = live_server()
+    status, answer = client.call("GET", "/api/options", headers={"Host": "attacker.example:80"})
+    assert status == 421 and "attacker.example" in answer["error"]
+    assert client.call("GET", "/api/options", headers={"Host": "localhost:1"})[0] == 200
+
+
+def test_static_files_only_from_the_list(live_server):
+    server, client = live_server()
+    host, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    for path, expected in (("/", 200), ("/static/cards.js", 200), ("/static/server.py", 404),
+                           ("/static/..%2Fserver.py", 404), ("/static/../server.py", 404), ("/nothing", 404)):
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+        assert response.status == expected, path
+        if expected == 200:
+            assert b"def " not in body and response.getheader("X-Content-Type-Options") == "nosniff"
+    connection.close()
+
+
+# ---------------------------------------------------------------- moves
+
+
+def test_unknown_game_is_404(live_server):
+    _, client = live_server()
+    for game_id in ("0" * 32, "not-an-id", "..%2F..%2Fetc"):
+        status, answer = client.get(f"/api/games/{game_id}")
+        assert status == 404 and "no game" in answer["error"]
+        status, answer = client.post(f"/api/games/{game_id}/moves", {"action": 0})
+        assert status == 404
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"action": "7"}, "action must be an integer"),
+    ({"action": True}, "action must be an integer"),
+    ({"action": 1.0}, "action must be an integer"),
+    ({}, '{"action": INT}'),
+    ({"action": 1, "also": 2}, '{"action": INT}'),
+    (["action", 1], '{"action": INT}'),
+])
+def test_malformed_move_is_400(live_server, body, words):
+    _, client = live_server()
+    _, view = client.post("/api/games", NEW_GAME)
+    status, answer = client.post(f"/api/games/{view['game_id']}/moves", body)
+    assert status == 400 and words in answer["error"]
+
+
+def test_illegal_move_is_400_and_changes_nothing(live_server):
+    server, client = live_server()
+    _, view = client.post("/api/games", NEW_GAME)
+    game = server.store.games[view["game_id"]]
+    legal = all_legal(view)
+    assert legal == sorted(ActionEncoding(game.rules).legal_actions(game.state)), "the page is offered every legal move"
+    illegal = next(a for a in range(ActionEncoding(game.rules).size) if a not in legal)
+    for action in (illegal, -1, 10 ** 9):
+        status, answer = client.post(f"/api/games/{view['game_id']}/moves", {"action": action})
+        assert status == 400 and f"action {action} is not a legal move now" in answer["error"]
+    _, again = client.get(f"/api/games/{view['game_id']}?since=0")
+    assert again["turn"] == view["turn"] and again["seats"] == view["seats"]
+
+
+def test_view_hides_other_hands_and_groups_moves_by_card(live_server):
+    _, client = live_server()
+    _, view = client.post("/api/games", {"num_players": 3, "opponents": ["random", "greedy"], "seat": 1, "seed": 3})
+    assert [seat["hand"] is None for seat in view["seats"]] == [True, False, True]
+    assert all(seat["hand_size"] > 0 for seat in view["seats"][1:])
+    assert view["current"] == 1 and view["human_seat"] == 1
+    assert [event["seat"] for event in view["events"]] == [0], "seat 0 moved before the human"
+    hand_ranks = {card["rank"] for card in view["seats"][1]["hand"]}
+    assert {group["rank"] for group in view["legal"]} <= hand_ranks
+    assert len(all_legal(view)) == len(set(all_legal(view)))
+    # polling: nothing new since the creation answer, everything with since=0
+    _, polled = client.get(f"/api/games/{view['game_id']}")
+    assert polled["events"] == []
+    _, everything = client.get(f"/api/games/{view['game_id']}?since=0")
+    assert everything["events"] == view["events"]
+    assert client.get(f"/api/games/{view['game_id']}?since=99")[0] == 400
+    assert client.get(f"/api/games/{view['game_id']}?since=-1")[0] == 400
+
+
+def test_full_game_reaches_final_scores_and_is_saved(live_server, tmp_path):
+    server, client = live_server(save_games=tmp_path / "saved")
+    status, view = client.post("/api/games", {"num_players": 3, "opponents": ["heuristic", "random"], "seed": 11})
+    assert status == 201
+    game = server.store.games[view["game_id"]]
+    last = play_out(client, view)
+    assert last["finished"] and last["current"] is None and last["legal"] == []
+    assert last["scores"] == scoring.scores(game.state)
+    assert last["winners"] == scoring.top_seats(last["scores"])
+    assert all(seat["hand"] is not None for seat in last["seats"][:1])
+    files = os.listdir(tmp_path / "saved")
+    assert files == [last["saved"]]
+    record = load_record(tmp_path / "saved" / files[0])
+    assert record.players == ["human", "heuristic", "random"] and record.info["source"] == "web"
+    states = replay_states(record)
+    assert scoring.scores(states[-1]) == last["scores"]
+    assert len(record.moves) == last["turn"]
+    status, answer = client.post(f"/api/games/{view['game_id']}/moves", {"action": 0})
+    assert status == 400 and "the game is over" in answer["error"]
+
+
+def test_games_are_isolated(live_server):
+    server, client = live_server()
+    _, first = client.post("/api/games", NEW_GAME)
+    _, second = client.post("/api/games", NEW_GAME)
+    assert first["game_id"] != second["game_id"]
+    assert first["seats"] == second["seats"], "the same seed deals the same cards"
+    _, moved = client.post(f"/api/games/{first['game_id']}/moves", {"action": first_legal(first)})
+    assert moved["turn"] > first["turn"]
+    _, untouched = client.get(f"/api/games/{second['game_id']}?since=0")
+    assert untouched["turn"] == second["turn"] and untouched["seats"] == second["seats"]
+    assert server.store.games[first["game_id"]].state is not server.store.games[second["game_id"]].state
+
+
+def test_idle_games_expire_and_the_cap_holds(live_server):
+    now = [1000.0]
+    store = GameStore(ttl_s=60, max_games=2, clock=lambda: now[0])
+    _, client = live_server(store=store)
+    _, kept = client.post("/api/games", NEW_GAME)
+    _, idle = client.post("/api/games", NEW_GAME)
+    status, answer = client.post("/api/games", NEW_GAME)
+    assert status == 503 and "too many games" in answer["error"]
+    now[0] += 50
+    assert client.get(f"/api/games/{kept['game_id']}")[0] == 200, "a poll restarts the idle clock"
+    now[0] += 20
+    status, answer = client.get(f"/api/games/{idle['game_id']}")
+    assert status == 404 and "expired" in answer["error"]
+    assert client.get(f"/api/games/{kept['game_id']}")[0] == 200
+    assert client.post("/api/games", NEW_GAME)[0] == 201, "room again once the idle game is gone"
+
+
+# ---------------------------------------------------------------- replays
+
+
+@pytest.fixture
+def replay_folder(tmp_path):
+    result = evaluate(["heuristic", "random", "greedy"], games=3, num_players=3, seed=5, record_moves=True)
+    folder = tmp_path / "replays"
+    save_game_records(result, folder)
+    (tmp_path / "secret.json").write_text(json.dumps({"format": "rouba-monte-game"}))
+    os.symlink(tmp_path / "secret.json", folder / "linked.json")
+    (folder / "broken.json").write_text("{")
+    return folder
+
+
+def test_replay_listing_and_traversal_refused(live_server, replay_folder):
+    _, client = live_server(replays=replay_folder)
+    status, listing = client.get("/api/replays")
+    assert status == 200
+    assert "linked.json" not in listing["files"] and "broken.json" in listing["files"]
+    assert len(listing["files"]) == 4
+    for name in ("..%2Fsecret.json", "../secret.json", "%2E%2E%2Fsecret.json", "linked.json",
+                 "%2Fetc%2Fpasswd", "..", "replays%2F..%2Fsecret.json"):
+        status, answer = client.get(f"/api/replays/{name}")
+        assert status == 404, name
+        assert "error" in answer
+    status, answer = client.get("/api/replays/broken.json")
+    assert status == 422 and "cannot be replayed" in answer["error"]
+
+
+def test_replay_steps_and_views(live_server, replay_folder):
+    _, client = live_server(replays=replay_folder)
+    name = next(n for n in client.get("/api/replays")[1]["files"] if n.startswith("deal"))
+    record = load_record(replay_folder / name)
+    states = replay_states(record)
+    status, start = client.get(f"/api/replays/{name}")
+    assert status == 200 and start["step"] == 0 and start["steps"] == len(record.moves)
+    assert start["previous_move"] is None and start["next_move"]["seat"] == record.moves[0][0]
+    for step in (1, 5, len(record.moves)):
+        _, view = client.get(f"/api/replays/{name}?step={step}&view=full")
+        state = states[step]
+        assert view["deck_count"] == len(state.deck)
+        assert [c["code"] for c in view["table"]] == state.table
+        assert [s["pile_size"] for s in view["seats"]] == [len(p) for p in state.piles]
+        assert [[c["code"] for c in s["hand"]] for s in view["seats"]] == state.hands
+    _, last = client.get(f"/api/replays/{name}?step={len(record.moves)}")
+    assert last["finished"] and last["scores"] == record.scores and last["next_move"] is None
+    _, seat_view = client.get(f"/api/replays/{name}?step=2&view=1")
+    assert [s["hand"] is None for s in seat_view["seats"]] == [True, False, True]
+    for query in (f"step={len(record.moves) + 1}", "step=-1", "step=x", "view=3", "view=everyone", "step=%C2%B2"):
+        status, answer = client.get(f"/api/replays/{name}?{query}")
+        assert status == 400, query
+
+
+def test_no_replay_folder_is_404(live_server):
+    _, client = live_server()
+    status, answer = client.get("/api/replays")
+    assert status == 404 and "--replays" in answer["error"]
+
+
+def test_engine_legal_moves_match_grouping_for_jokers(live_server):
+    """With jokers, a joker's moves are grouped under the joker rank, every named rank included."""
+    server, client = live_server()
+    for seed in range(40):
+        _, view = client.post("/api/games", {"num_players": 2, "opponents": ["random"], "rules": "jokers", "seed": seed})
+        game = server.store.games[view["game_id"]]
+        assert all_legal(view) == sorted(ActionEncoding(game.rules).legal_actions(game.state))
+        jokers = [g for g in view["legal"] if g["rank"] == JOKER_RANK]
+        if jokers:
+            kinds = {move["kind"] for move in jokers[0]["moves"]}
+            assert all(kind >= engine.JOKER_KIND_OFFSET for kind in kinds)
+            return
+    pytest.fail("no deal in 40 gave the human a joker")

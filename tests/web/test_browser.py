@@ -1,0 +1,165 @@
+"""The page in a real browser: Debian's headless Chromium driven by selenium.
+
+Needs the Debian packages ``chromium`` and ``chromium-driver`` (selenium is
+pointed at them; it downloads nothing). Screenshots of both views are written
+to ``scripts/results/web_play.png`` and ``scripts/results/web_replay.png``.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.evaluation.duplicate import evaluate
+from rouba_env.evaluation.records import load_record, record_files, replay_states, save_game_records
+from rouba_env.rules import engine, scoring
+from rouba_env.rules.cards import JOKER_RANK, card_face
+from rouba_env.web.games import GameStore
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+RESULTS = Path(__file__).resolve().parents[2] / "scripts" / "results"
+WINDOW = "1280,900"
+WAIT_S = 60
+SCREENSHOT_TURN = 4
+"""The human's turn at which the play view is photographed (a card chosen, its targets shown)."""
+DEAL_SEED = 2024
+"""Seeds the games of the played test, so that the screenshot is the same each run."""
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                       reason="needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     f"--window-size={WINDOW}", "--hide-scrollbars"):
+        options.add_argument(argument)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SE_OFFLINE", "true")  # selenium-manager must never download a browser or driver
+        driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+        yield driver
+        driver.quit()
+
+
+def wait_for(driver, condition, message):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT_S).until(lambda d: condition(d), message)
+
+
+def text_of(driver, element_id: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, element_id).text
+
+
+def played_rank(move: engine.Move) -> int:
+    """Rank of the hand card a move plays (`JOKER_RANK` for a joker, whatever it is named)."""
+    return JOKER_RANK if move.kind >= engine.JOKER_KIND_OFFSET else move.kind
+
+
+def test_play_a_full_game_by_clicking(live_server, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    server, _ = live_server(store=GameStore(save_folder=tmp_path / "saved", seed=DEAL_SEED))
+    browser.get(server.url + "?delay=0")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#opponents input"), "setup form")
+    Select(browser.find_element(By.ID, "num-players")).select_by_value("3")
+    inputs = browser.find_elements(By.CSS_SELECTOR, "#opponents input")
+    assert len(inputs) == 2
+    for box, spec in zip(inputs, ("heuristic", "greedy")):
+        box.clear()
+        box.send_keys(spec)
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "play-board").get_attribute("data-turn"), "first position")
+    game = next(iter(server.store.games.values()))
+    encoding = ActionEncoding(game.rules)
+    human_turns = 0
+    while not engine.is_terminal(game.state):
+        turn = browser.find_element(By.ID, "play-board").get_attribute("data-turn")
+        assert int(turn) == game.state.turn and game.state.current == game.human_seat
+        legal = {encoding.decode(a): a for a in encoding.legal_actions(game.state)}
+        hand = browser.find_elements(By.CSS_SELECTOR, "#play-board .my-hand button.card")
+        assert sorted(int(b.get_attribute("data-code")) for b in hand) == sorted(game.state.hands[game.human_seat])
+        playable = {played_rank(move) for move in legal}
+        for button in hand:
+            assert button.is_enabled() == (int(button.get_attribute("data-rank")) in playable)
+        card = max((b for b in hand if b.is_enabled()),
+                   key=lambda b: sum(played_rank(m) == int(b.get_attribute("data-rank")) for m in legal))
+        rank = int(card.get_attribute("data-rank"))
+        card.click()  # the hand is drawn again, with this card raised
+        targets = browser.find_elements(By.CSS_SELECTOR, "#targets button.target")
+        enabled = {int(b.get_attribute("data-action")) for b in targets if b.is_enabled()}
+        expected = {action for move, action in legal.items() if played_rank(move) == rank}
+        assert enabled == expected, "exactly the legal targets of the chosen card are enabled"
+        assert all(b.get_attribute("data-action") is None for b in targets if not b.is_enabled())
+        human_turns += 1
+        if human_turns == SCREENSHOT_TURN:
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            browser.save_screenshot(str(RESULTS / "web_play.png"))
+        next(b for b in targets if b.is_enabled()).click()
+        wait_for(browser, lambda d: d.find_element(By.ID, "play-board").get_attribute("data-turn") != turn,
+                 "the answer to a move")
+    wait_for(browser, lambda d: "Game over" in text_of(d, "result"), "final scores")
+    scores = [cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#result .final-scores td.score")]
+    assert scores == [f"{points} cards" for points in scoring.scores(game.state)]
+    assert human_turns >= SCREENSHOT_TURN
+    log = browser.find_elements(By.CSS_SELECTOR, "#log li")
+    assert len(log) == game.state.turn, "every move, the opponents' too, is shown"
+    saved = record_files(tmp_path / "saved")
+    assert len(saved) == 1 and replay_states(load_record(tmp_path / "saved" / saved[0]))
+
+
+def test_step_through_a_replay(live_server, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    result = evaluate(["heuristic", "greedy", "random"], games=3, num_players=3, seed=9, record_moves=True)
+    folder = tmp_path / "replays"
+    save_game_records(result, folder)
+    name = record_files(folder)[0]
+    states = replay_states(load_record(folder / name))
+    server, _ = live_server(replays=folder)
+    browser.get(server.url + "?tab=replay")
+
+    def at_step(step):
+        wait_for(browser, lambda d: d.find_element(By.ID, "replay-board").get_attribute("data-step") == str(step),
+                 f"step {step}")
+        assert text_of(browser, "replay-step") == f"step {step} / {len(states) - 1}"
+        deck = browser.find_element(By.CSS_SELECTOR, "#replay-board .deck-count").text
+        assert deck == f"deck: {len(states[step].deck)}"
+        table = browser.find_elements(By.CSS_SELECTOR, "#replay-board .table-cards svg")
+        assert sorted(t.get_attribute("aria-label") for t in table) == sorted(
+            card_face(card) for card in states[step].table)
+
+    at_step(0)
+    assert not browser.find_element(By.ID, "replay-back").is_enabled()
+    for step in range(1, 8):
+        browser.find_element(By.ID, "replay-forward").click()
+        at_step(step)
+    browser.find_element(By.ID, "replay-back").click()
+    at_step(6)
+    faces = browser.find_elements(By.CSS_SELECTOR, "#replay-board .seat svg[aria-label='card back']")
+    assert not faces, "the full state shows every hand"
+    Select(browser.find_element(By.ID, "replay-seat")).select_by_value("1")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-board svg[aria-label='card back']"),
+             "seat view")
+    backs = browser.find_elements(By.CSS_SELECTOR, "#replay-board .seat svg[aria-label='card back']")
+    assert len(backs) == len(states[6].hands[0]) + len(states[6].hands[2])
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(RESULTS / "web_replay.png"))
+    browser.find_element(By.ID, "replay-last").click()
+    at_step(len(states) - 1)
+    assert not browser.find_element(By.ID, "replay-forward").is_enabled()
+    assert "Final scores" in text_of(browser, "replay-result")
+

@@ -1,0 +1,45 @@
+"""``scripts/play.py --web``: prints its address, serves, stops cleanly on Ctrl-C."""
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_play_script_serves_the_page(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", "0", "--quiet",
+         "--replays", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first_line = process.stdout.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+/)", first_line)
+        assert match, f"no address printed: {first_line!r} {process.stderr.read() if process.poll() else ''}"
+        with urllib.request.urlopen(match.group(1) + "api/options", timeout=30) as response:
+            options = json.loads(response.read())
+        assert options["replays"] is True and options["min_players"] == 2 and options["max_players"] == 8
+        with urllib.request.urlopen(match.group(1), timeout=30) as response:
+            assert b"rouba-monte" in response.read()
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+
+
+def test_bad_options_are_clean_errors(tmp_path, capsys):
+    from rouba_env.web.server import parse_args
+
+    for argv, words in ((["--port", "70000"], "--port"), (["--replays", str(tmp_path / "none")], "not a folder"),
+                        (["--ttl", "0"], "--ttl"), (["--max-games", "0"], "--max-games")):
+        with pytest.raises(SystemExit) as exit_info:
+            parse_args(argv)
+        assert exit_info.value.code == 2 and words in capsys.readouterr().err
