@@ -51,7 +51,7 @@ def _current_umask() -> int:
 def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None]) -> Path:
     """Write ``data`` to ``path`` atomically and return the path.
 
-    ``data`` is bytes, text (written as UTF-8), or a function that writes the
+    Missing parent folders are created. ``data`` is bytes, text (written as UTF-8), or a function that writes the
     temporary file at the path it is given (for writers such as torch.save or
     matplotlib that want a file name). Raises `FileWriteError` on failure,
     leaving any previous file at ``path`` as it was.
@@ -59,6 +59,7 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
     path = Path(path)
     temp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
         temp = Path(temp_name)
         with os.fdopen(handle, "wb") as stream:

@@ -30,7 +30,7 @@ import concurrent.futures
 import itertools
 import math
 import multiprocessing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np

@@ -23,7 +23,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.files import write_atomically

@@ -2,9 +2,12 @@
 
 Needs the Debian packages ``chromium`` and ``chromium-driver`` (selenium is
 pointed at them; it downloads nothing). Screenshots of both views are written
-to ``scripts/results/web_play.png`` and ``scripts/results/web_replay.png``.
+to ``web_play.png`` and ``web_replay.png`` in ``$ROUBA_SCREENSHOTS`` (the README's come from
+``ROUBA_SCREENSHOTS=scripts/results``), else in the temporary folder.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,8 @@ from rouba_env.web.games import GameStore
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-RESULTS = Path(__file__).resolve().parents[2] / "scripts" / "results"
+RESULTS = Path(os.environ.get("ROUBA_SCREENSHOTS", "") or tempfile.gettempdir())
+"""Where screenshots go: set ROUBA_SCREENSHOTS=scripts/results to refresh the README's pictures."""
 WINDOW = "1280,900"
 WAIT_S = 60
 SCREENSHOT_TURN = 4

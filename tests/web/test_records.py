@@ -15,7 +15,6 @@ from rouba_env.evaluation.records import (
     save_game_records,
     write_record,
 )
-from rouba_env.files import write_atomically
 from rouba_env.rules import scoring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,15 +81,6 @@ def test_round_trip_and_tampering_is_caught(tmp_path):
                                 ("scores", [1], "scores"), ("rules", {"colour": 1}, "colour")):
         with pytest.raises(ValueError, match=words):
             ReplayRecord.from_dict({**data, field: value})
-
-
-def test_write_atomically(tmp_path):
-    target = tmp_path / "deep" / "file.bin"
-    write_atomically(target, b"one")
-    write_atomically(target, b"two")
-    assert target.read_bytes() == b"two" and [p.name for p in target.parent.iterdir()] == ["file.bin"]
-    with pytest.raises(TypeError, match="bytes"):
-        write_atomically(target, "text")
 
 
 def test_evaluate_script_saves_games(tmp_path, capsys):

@@ -1,0 +1,62 @@
+"""`write_atomically`: whole files or none, ordinary permissions, clear errors, no leftovers."""
+
+import os
+import stat
+
+import pytest
+
+from rouba_env.files import FileWriteError, remove_stale_temporaries, write_atomically
+
+
+def test_writes_bytes_text_and_through_a_writer_function(tmp_path):
+    target = tmp_path / "deep" / "file.bin"
+    write_atomically(target, b"one")
+    assert target.read_bytes() == b"one"
+    write_atomically(target, "twö")
+    assert target.read_text(encoding="utf-8") == "twö"
+    write_atomically(target, lambda path: path.write_bytes(b"three"))
+    assert target.read_bytes() == b"three"
+    assert [p.name for p in target.parent.iterdir()] == ["file.bin"], "no temporary file is left behind"
+
+
+def test_files_are_readable_by_others_under_the_usual_umask(tmp_path):
+    previous = os.umask(0o022)
+    try:
+        path = write_atomically(tmp_path / "result.json", b"{}")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_a_failing_writer_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "data.txt"
+    write_atomically(target, b"old")
+
+    def half_then_fail(path):
+        path.write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(FileWriteError, match=r"cannot write .*data.txt: the disk is full"):
+        write_atomically(target, half_then_fail)
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["data.txt"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into read-only folders")
+def test_a_read_only_folder_is_a_clear_error(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(FileWriteError, match="permission denied"):
+            write_atomically(folder / "x", b"1")
+    finally:
+        folder.chmod(0o755)
+
+
+def test_stale_temporaries_are_removed(tmp_path):
+    (tmp_path / ".checkpoint.pt.abc123.tmp").write_bytes(b"partial")
+    (tmp_path / "keep.tmp.txt").write_bytes(b"mine")
+    removed = remove_stale_temporaries(tmp_path)
+    assert [p.name for p in removed] == [".checkpoint.pt.abc123.tmp"]
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.tmp.txt"]
