@@ -1,59 +1,56 @@
 """rouba_env: rouba-monte ("steal the pile") for reinforcement learning.
 
-Layers, each importing only those before it: `engine` (pure rules) <-
-`actions` / `observation` (encodings) <- `aec` (PettingZoo) and `gym_env`
-(Gymnasium) <- `agents` <- `evaluation`. Nothing here imports torch except
-`rouba_env.players.network`, and only when a checkpoint is loaded.
+Layers, each importing only those before it: `rouba_env.rules` (the pure
+reference engine) <- `rouba_env.encoding` (observations, actions) <-
+`rouba_env.envs` (PettingZoo AEC, Gymnasium) and `rouba_env.batched` (the
+batched engine) <- `rouba_env.players` and `rouba_env.evaluation` <- the
+trainer (`rouba_training`) <- `rouba_env.cli`. Nothing here needs torch:
+trained checkpoints play in numpy.
 """
 
+from importlib.metadata import PackageNotFoundError, version as _package_version
+
+from rouba_env.batched.game import VectorGame
 from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder, ObservationView
+from rouba_env.envs.aec import env, raw_env
+from rouba_env.envs.single_agent import ENV_ID, SingleAgentEnv, register as _register_gymnasium
+from rouba_env.evaluation.duplicate import evaluate
+from rouba_env.players.base import BasePolicy, Policy
+from rouba_env.players.network import load_policy
+from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, make_rules, preset
 from rouba_env.rules.engine import GameState, Move, apply_move, legal_moves, new_game, start_game
 from rouba_env.rules.scoring import scores, winners
-from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
-from rouba_env.evaluation.duplicate import evaluate
-from rouba_env.batched.game import VectorGame
-from rouba_env.envs.single_agent import SingleAgentEnv, register as _register_gymnasium
 
-_register_gymnasium()
+try:
+    __version__ = _package_version("rouba_env")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
-
-def env(**kwargs):
-    """PettingZoo AEC environment, wrapped (see `rouba_env.envs.aec.raw_env` for the arguments)."""
-    from rouba_env.envs import aec
-
-    return aec.env(**kwargs)
-
-
-def load_policy(path_or_name, rules=None, max_players=None, deterministic=False):
-    """A trained `Policy` from a checkpoint path or shipped name (imports torch; see `rouba_env.players.network`)."""
-    from rouba_env.players.network import load_policy as load
-
-    return load(path_or_name, rules, max_players, deterministic)
-
-
-def raw_env(**kwargs):
-    """Unwrapped PettingZoo AEC environment."""
-    from rouba_env.envs import aec
-
-    return aec.raw_env(**kwargs)
-
+_register_gymnasium()  # makes gymnasium.make(ENV_ID) work once rouba_env is imported
 
 __all__ = [
     "ActionEncoding",
+    "BasePolicy",
+    "ENV_ID",
     "GameState",
     "Move",
     "OBSERVATION_VERSION",
     "ObservationEncoder",
+    "ObservationView",
     "PRESET_FIELDS",
+    "Policy",
     "RulesConfig",
     "SingleAgentEnv",
     "VectorGame",
+    "__version__",
     "apply_move",
     "env",
     "evaluate",
     "legal_moves",
     "load_policy",
+    "make_policy",
     "make_rules",
     "new_game",
     "preset",

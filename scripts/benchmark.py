@@ -238,8 +238,8 @@ def bench_trainer(args) -> list[dict]:
     """Our PPO trainer's learner steps/s (collection on the batched engine plus updates), default settings."""
     import torch
 
-    from training.config import TrainConfig
-    from training.train import train
+    from rouba_training.config import TrainConfig
+    from rouba_training.train import train
 
     torch.set_num_threads(1)
     steps = 30_000 if args.quick else args.trainer_steps

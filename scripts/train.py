@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from training.config import config_from_args  # noqa: E402
+from rouba_training.config import config_from_args  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    from training.train import train
+    from rouba_training.train import train
 
     try:
         final = train(config, resume=resume)

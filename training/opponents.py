@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import torch
 
-from rouba_env.players.network import ActorCritic
+from rouba_training.network import ActorCritic
 from rouba_env.players.base import Policy
 
 CURRENT_SELF = -1
@@ -73,7 +73,7 @@ class OpponentPool:
 def snapshot_actions(network: ActorCritic, obs: np.ndarray, mask: np.ndarray, generator: torch.Generator,
                      device: torch.device) -> np.ndarray:
     """Sampled actions of a frozen network for a batch (the learner's own sampling, untrained)."""
-    from training.ppo import MaskedCategorical
+    from rouba_training.ppo import MaskedCategorical
 
     logits, _ = network(torch.as_tensor(obs, device=device))
     dist = MaskedCategorical(logits, torch.as_tensor(mask, device=device))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rouba_env.players.network import ActorCritic, NetworkPolicy
 from rouba_env.rules.config import RulesConfig
 from rouba_env.evaluation.duplicate import evaluate
+from rouba_training.network import ActorCritic, numpy_policy
 
 EVAL_SEED = 12345
 """Fixed deals for every evaluation, so that curves compare like with like."""
@@ -18,9 +18,7 @@ def evaluate_network(network: ActorCritic, rules: RulesConfig, max_players: int,
     each opponent spec at a table of ``rules.num_players`` seats (the opponent
     fills every other seat), over the same duplicate deals.
     """
-    device = next(network.parameters()).device
-    learner = NetworkPolicy(network, rules, None, network_players=max_players, deterministic=True, name="learner",
-                            device=str(device))
+    learner = numpy_policy(network, rules, max_players)
     rows = []
     for opponent in opponents:
         lineup = [learner] + [opponent] * (rules.num_players - 1)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_env.players.network import masked_logits
+from rouba_training.network import masked_logits
 
 
 class MaskedCategorical:

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_env.players.network import ActorCritic
+from rouba_training.network import ActorCritic
 from rouba_env.rules.config import RulesConfig
 from rouba_env.batched.game import VectorGame
-from training.opponents import CURRENT_SELF, OpponentPool, snapshot_actions
-from training.ppo import MaskedCategorical, gae
+from rouba_training.opponents import CURRENT_SELF, OpponentPool, snapshot_actions
+from rouba_training.ppo import MaskedCategorical, gae
 
 
 @dataclass

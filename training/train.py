@@ -1,6 +1,6 @@
 """The PPO self-play training loop: one linear, readable `train` function.
 
-Run it with ``python scripts/train.py`` (see `training.config.TrainConfig`).
+Run it with ``python scripts/train.py`` (see `rouba_training.config.TrainConfig`).
 A run folder holds ``checkpoint.pt`` (everything needed to resume: weights,
 optimizer, opponent pool, counters, RNG states; loaded with
 ``weights_only=True``), ``policy/`` (the latest policy as safetensors +
@@ -24,14 +24,14 @@ import torch
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import make_rules
-from rouba_env.players.network import ActorCritic, save_policy
+from rouba_training.network import ActorCritic, save_policy
 from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
 from rouba_env.players.registry import make_policy
-from training.config import TrainConfig
-from training.periodic_evaluation import evaluate_network
-from training.opponents import OpponentPool
-from training.ppo import MaskedCategorical, ppo_loss
-from training.rollout import TableRunner, merge
+from rouba_training.config import TrainConfig
+from rouba_training.periodic_evaluation import evaluate_network
+from rouba_training.opponents import OpponentPool
+from rouba_training.ppo import MaskedCategorical, ppo_loss
+from rouba_training.rollout import TableRunner, merge
 
 METRIC_FIELDS = [
     "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",

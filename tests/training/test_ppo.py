@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from training.ppo import MaskedCategorical, gae, ppo_loss
+from rouba_training.ppo import MaskedCategorical, gae, ppo_loss
 
 
 def test_gae_interleaved_turns_one_game():

@@ -14,8 +14,8 @@ import torch
 
 from rouba_env.players.registry import make_policy
 from rouba_env import preset
-from training.config import TrainConfig, config_from_args, load_toml
-from training.train import train
+from rouba_training.config import TrainConfig, config_from_args, load_toml
+from rouba_training.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = dict(total_steps=1500, num_envs=16, rollout_steps=8, minibatch_size=256, update_epochs=1,

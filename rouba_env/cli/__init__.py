@@ -1,0 +1,1 @@
+"""Command-line tools: `rouba-train`, `rouba-evaluate`, `rouba-play`, `rouba-benchmark` (the top layer)."""

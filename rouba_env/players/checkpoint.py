@@ -1,0 +1,222 @@
+"""Policy checkpoints on disk: finding, validating and reading them, without torch.
+
+A checkpoint is a folder (or the path of its ``model.safetensors``) holding
+
+* ``model.safetensors``: the network weights as raw float32 tensors.
+  safetensors stores no code, so reading a checkpoint can never run any;
+* ``metadata.json``: rules, observation-encoding version, padding, network
+  sizes, training steps, the command that made it and its evaluation.
+
+Everything is checked before anything big is allocated: the metadata file's
+size and field types, the network sizes against what this version of
+rouba_env can play, the tensor names, dtypes and shapes in the safetensors
+header against the sizes the metadata promises, and finally that every weight
+is finite. A crafted or damaged checkpoint fails at once with a
+`CheckpointError` that says what is wrong. Shipped checkpoints (``2p``,
+``mixed``) live in the package's ``checkpoints/`` folder.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.files import write_atomically
+from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
+
+WEIGHTS_FILE = "model.safetensors"
+METADATA_FILE = "metadata.json"
+CHECKPOINT_FORMAT = "rouba_env-policy-1"
+"""Identifies our metadata files; bumped if their meaning changes."""
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+SHIPPED_ALIASES = {"3p": "mixed", "4p": "mixed"}
+"""Shipped names served by another shipped policy (one network plays 2, 3 and 4 players)."""
+MAX_METADATA_BYTES = 256 * 1024
+"""A metadata file larger than this is refused unread."""
+MAX_HIDDEN_LAYERS = 8
+MAX_HIDDEN_WIDTH = 4096
+"""Largest network a checkpoint may describe: a few tens of MB of weights at most."""
+MAX_HEADER_BYTES = 1024 * 1024
+"""A safetensors header (the JSON tensor index) larger than this is refused."""
+SAFETENSORS_LENGTH_BYTES = 8
+"""A safetensors file starts with its header length as an unsigned 64-bit little-endian integer."""
+WEIGHT_DTYPE = "F32"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint cannot be used: missing, damaged, foreign, too big or for other rules."""
+
+
+def resolve_checkpoint(path_or_name: str | Path) -> Path:
+    """The checkpoint folder for a path (folder or weights file) or a shipped name such as ``2p``."""
+    if not isinstance(path_or_name, (str, Path)) or not str(path_or_name).strip():
+        raise CheckpointError(f"a checkpoint is a path or a shipped name, got {path_or_name!r}")
+    path = Path(path_or_name)
+    if path.is_file():
+        path = path.parent
+    if path.is_dir():
+        return path
+    shipped = SHIPPED_DIR / SHIPPED_ALIASES.get(str(path_or_name), str(path_or_name))
+    if str(path_or_name) in shipped_names() and shipped.is_dir():
+        return shipped
+    raise FileNotFoundError(f"no checkpoint at {str(path_or_name)!r}: not a folder or file, nor a shipped checkpoint "
+                            f"({shipped_names()})")
+
+
+def shipped_names() -> list[str]:
+    """Names that `load_policy` finds without a path."""
+    names = sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / METADATA_FILE).is_file()) if SHIPPED_DIR.is_dir() else []
+    return names + sorted(SHIPPED_ALIASES)
+
+
+def read_metadata(folder: Path) -> dict:
+    """The validated metadata of a checkpoint folder."""
+    meta_path = folder / METADATA_FILE
+    if not meta_path.is_file():
+        raise CheckpointError(f"{folder} is not a rouba_env checkpoint: {METADATA_FILE} is missing")
+    size = meta_path.stat().st_size
+    if size > MAX_METADATA_BYTES:
+        raise CheckpointError(f"{meta_path} is {size} bytes, more than the {MAX_METADATA_BYTES} a metadata file may "
+                              f"have; the checkpoint is damaged or not ours")
+    try:
+        metadata = json.loads(meta_path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise CheckpointError(f"{meta_path} is not valid JSON ({type(error).__name__}); the checkpoint is damaged") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{meta_path} is not a rouba_env policy checkpoint (format {CHECKPOINT_FORMAT!r} expected)")
+    for key in ("observation_version", "obs_size", "num_actions", "max_players"):
+        value = metadata.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CheckpointError(f"{meta_path}: field {key!r} must be an int, got {value!r}; the checkpoint is damaged")
+    if not isinstance(metadata.get("rules"), dict):
+        raise CheckpointError(f"{meta_path}: field 'rules' must be an object, got {metadata.get('rules')!r}")
+    try:
+        rules = RulesConfig.from_dict(metadata["rules"])
+    except (ValueError, TypeError) as error:
+        raise CheckpointError(f"{meta_path}: its rules are invalid: {error}") from None
+    if metadata["observation_version"] != OBSERVATION_VERSION:
+        raise CheckpointError(
+            f"checkpoint {folder} uses observation encoding version {metadata['observation_version']}, "
+            f"this rouba_env encodes version {OBSERVATION_VERSION}; retrain or use a matching rouba_env"
+        )
+    max_players = metadata["max_players"]
+    if not rules.num_players <= max_players <= MAX_PLAYERS:
+        raise CheckpointError(f"{meta_path}: max_players={max_players} must lie in {rules.num_players}..{MAX_PLAYERS}")
+    expected = {"obs_size": ObservationEncoder(rules, max_players).size,
+                "num_actions": ActionEncoding(rules, max_players).size}
+    for key, value in expected.items():
+        if metadata[key] != value:
+            raise CheckpointError(f"{meta_path}: {key}={metadata[key]} but {max_players}-seat padding needs {value}")
+    hidden = metadata.get("hidden_sizes")
+    if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
+            or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden)):
+        raise CheckpointError(f"{meta_path}: hidden_sizes must be a list of 1..{MAX_HIDDEN_LAYERS} ints in "
+                              f"1..{MAX_HIDDEN_WIDTH}, got {hidden!r}")
+    return metadata
+
+
+def expected_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape of the actor-critic MLP the metadata describes (torch's ``state_dict`` names)."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = metadata["obs_size"]
+    for layer, size in enumerate(metadata["hidden_sizes"]):
+        index = 2 * layer  # trunk = Linear, ReLU, Linear, ReLU, ...
+        shapes[f"trunk.{index}.weight"] = (size, width)
+        shapes[f"trunk.{index}.bias"] = (size,)
+        width = size
+    shapes["policy_head.weight"] = (metadata["num_actions"], width)
+    shapes["policy_head.bias"] = (metadata["num_actions"],)
+    shapes["value_head.weight"] = (1, width)
+    shapes["value_head.bias"] = (1,)
+    return shapes
+
+
+def check_weights_header(weights: Path, shapes: dict[str, tuple[int, ...]]) -> None:
+    """Read only the safetensors header and check names, dtypes, shapes and offsets against ``shapes``."""
+    file_size = weights.stat().st_size
+    with weights.open("rb") as stream:
+        prefix = stream.read(SAFETENSORS_LENGTH_BYTES)
+        if len(prefix) < SAFETENSORS_LENGTH_BYTES:
+            raise CheckpointError(f"{weights} is too short to be a safetensors file; it may be truncated")
+        (header_size,) = struct.unpack("<Q", prefix)
+        if header_size > min(MAX_HEADER_BYTES, file_size - SAFETENSORS_LENGTH_BYTES):
+            raise CheckpointError(f"{weights}: its header claims {header_size} bytes; the file is damaged or truncated")
+        try:
+            header = json.loads(stream.read(header_size))
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            raise CheckpointError(f"{weights}: its header is not valid JSON; the file is damaged") from None
+    if not isinstance(header, dict):
+        raise CheckpointError(f"{weights}: its header is not a tensor index; the file is damaged")
+    header.pop("__metadata__", None)
+    if set(header) != set(shapes):
+        missing, extra = sorted(set(shapes) - set(header)), sorted(set(header) - set(shapes))
+        raise CheckpointError(f"{weights} does not hold the network its metadata describes "
+                              f"(missing {missing}, unexpected {extra})")
+    data_size = file_size - SAFETENSORS_LENGTH_BYTES - header_size
+    for name, shape in shapes.items():
+        entry = header[name]
+        if not isinstance(entry, dict) or entry.get("dtype") != WEIGHT_DTYPE or entry.get("shape") != list(shape):
+            raise CheckpointError(f"{weights}: tensor {name} is {entry!r}, expected {WEIGHT_DTYPE} of shape "
+                                  f"{list(shape)}")
+        offsets = entry.get("data_offsets")
+        length = 4 * int(np.prod(shape))
+        if (not isinstance(offsets, list) or len(offsets) != 2 or not all(isinstance(o, int) for o in offsets)
+                or offsets[1] - offsets[0] != length or not 0 <= offsets[0] <= offsets[1] <= data_size):
+            raise CheckpointError(f"{weights}: tensor {name} lies outside the file; it is damaged or truncated")
+
+
+def read_weights(folder: Path, metadata: dict) -> dict[str, np.ndarray]:
+    """The checkpoint's tensors as float32 numpy arrays, after checking the header; finite values only."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    weights = folder / WEIGHTS_FILE
+    if not weights.is_file():
+        raise CheckpointError(f"checkpoint {folder} has no {WEIGHTS_FILE}")
+    check_weights_header(weights, expected_shapes(metadata))
+    try:
+        tensors = load_file(str(weights))
+    except (SafetensorError, OSError, ValueError) as error:
+        raise CheckpointError(f"{weights} is not a readable safetensors file ({error}); it may be truncated") from None
+    for name, tensor in tensors.items():
+        if not np.isfinite(tensor).all():
+            raise CheckpointError(f"{weights}: tensor {name} holds non-finite values (NaN or infinity)")
+    return tensors
+
+
+def load_checkpoint(path_or_name: str | Path) -> tuple[dict[str, np.ndarray], dict]:
+    """(tensors, metadata) of a checkpoint path or shipped name, fully validated."""
+    folder = resolve_checkpoint(path_or_name)
+    metadata = read_metadata(folder)
+    return read_weights(folder, metadata), metadata
+
+
+def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: RulesConfig,
+                     max_players: int | None, hidden_sizes: tuple[int, ...], extra: dict | None = None) -> Path:
+    """Write ``model.safetensors`` and then ``metadata.json`` into ``folder`` (each atomically)."""
+    from safetensors.numpy import save
+
+    folder = Path(folder)
+    max_players = rules.num_players if max_players is None else max_players
+    metadata = {
+        "format": CHECKPOINT_FORMAT,
+        "observation_version": OBSERVATION_VERSION,
+        "rules": rules.to_dict(),
+        "max_players": max_players,
+        "obs_size": ObservationEncoder(rules, max_players).size,
+        "num_actions": ActionEncoding(rules, max_players).size,
+        "hidden_sizes": [int(size) for size in hidden_sizes],
+        **(extra or {}),
+    }
+    shapes = expected_shapes(metadata)
+    if {name: tuple(array.shape) for name, array in tensors.items()} != shapes:
+        raise ValueError(f"tensors do not match hidden_sizes={list(hidden_sizes)}: expected shapes {shapes}")
+    arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in tensors.items()}
+    write_atomically(folder / WEIGHTS_FILE, save(arrays))
+    write_atomically(folder / METADATA_FILE, json.dumps(metadata, indent=2) + "\n")
+    return folder

@@ -1,0 +1,171 @@
+"""Checkpoints without torch: saving, loading as a Policy, and a clear, cheap error for every crafted file."""
+
+import json
+import struct
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import rouba_env
+from rouba_env import preset
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.players.checkpoint import (
+    MAX_METADATA_BYTES,
+    SHIPPED_DIR,
+    CheckpointError,
+    expected_shapes,
+    write_checkpoint,
+)
+from rouba_env.players.network import load_policy
+from rouba_env.players.registry import make_policy
+from rouba_env.rules.engine import apply_move, is_terminal, new_game
+
+CRAFTED_PEAK_BYTES = 5_000_000
+"""A crafted checkpoint must be refused before anything big is allocated."""
+
+
+def random_tensors(rules, max_players, hidden, seed=0):
+    meta = {"obs_size": ObservationEncoder(rules, max_players).size,
+            "num_actions": ActionEncoding(rules, max_players).size, "hidden_sizes": list(hidden)}
+    rng = np.random.default_rng(seed)
+    return {name: rng.normal(0, 0.3, shape).astype(np.float32) for name, shape in expected_shapes(meta).items()}
+
+
+@pytest.fixture
+def saved(tmp_path):
+    rules = preset("standard")
+    write_checkpoint(tmp_path / "ckpt", random_tensors(rules, 4, (8,)), rules, 4, (8,), extra={"learner_steps": 10})
+    return tmp_path / "ckpt"
+
+
+def copy_with(saved, folder, metadata=None, weights=None):
+    folder.mkdir()
+    meta = json.loads((saved / "metadata.json").read_text())
+    (folder / "metadata.json").write_text(metadata if isinstance(metadata, str) else json.dumps(meta | (metadata or {})))
+    (folder / "model.safetensors").write_bytes(weights if weights is not None else (saved / "model.safetensors").read_bytes())
+    return folder
+
+
+def test_a_saved_policy_plays_legal_moves_at_2_3_and_4_seats(saved):
+    for num_players in (2, 3, 4):
+        rules = preset("standard", num_players=num_players)
+        policy = make_policy(f"checkpoint:{saved}", rules)
+        encoder, actions = ObservationEncoder(rules), ActionEncoding(rules)
+        rng = np.random.default_rng(num_players)
+        state = new_game(rules, rng)
+        while not is_terminal(state):
+            mask = actions.mask(state)
+            action = policy.act(encoder.encode(state, state.current), mask, rng)
+            assert mask[action]
+            state = apply_move(state, actions.decode(action))
+
+
+def test_the_weights_file_is_safetensors_not_pickle(saved):
+    assert (saved / "model.safetensors").read_bytes()[8:9] == b"{", "safetensors starts with a JSON header"
+    assert json.loads((saved / "metadata.json").read_text())["learner_steps"] == 10
+
+
+def test_one_sampling_default_everywhere(saved):
+    rules = preset("standard")
+    assert load_policy(saved).deterministic is True
+    assert rouba_env.load_policy(saved).deterministic is True
+    assert make_policy(f"checkpoint:{saved}", rules).deterministic is True
+    assert make_policy(f"checkpoint:{saved},deterministic=false", rules).deterministic is False
+
+
+def header_with(saved, change):
+    data = (saved / "model.safetensors").read_bytes()
+    (size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + size])
+    change(header)
+    raw = json.dumps(header).encode()
+    return struct.pack("<Q", len(raw)) + raw + data[8 + size:]
+
+
+def crafted_cases(saved):
+    """(name, metadata change or raw metadata, weights bytes or None, expected message)."""
+    weights = (saved / "model.safetensors").read_bytes()
+    nan = {**random_tensors(preset("standard"), 4, (8,))}
+    nan["policy_head.bias"][3] = np.nan
+    from safetensors.numpy import save
+
+    return [
+        ("huge hidden sizes", {"hidden_sizes": [12000, 12000]}, None, "hidden_sizes must be"),
+        ("billion wide", {"hidden_sizes": [1000000000]}, None, "hidden_sizes must be"),
+        ("negative size", {"hidden_sizes": [-5]}, None, "hidden_sizes must be"),
+        ("string size", {"hidden_sizes": ["256"]}, None, "hidden_sizes must be"),
+        ("too many layers", {"hidden_sizes": [8] * 50}, None, "hidden_sizes must be"),
+        ("deep nesting", '{"a":' * 20000 + "1" + "}" * 20000, None, "not valid JSON"),
+        ("huge metadata", json.dumps({"pad": "x" * (MAX_METADATA_BYTES + 1)}), None, "more than the"),
+        ("bool size", {"obs_size": True}, None, "must be an int"),
+        ("wrong obs size", {"obs_size": 99}, None, "obs_size=99"),
+        ("other version", {"observation_version": 0}, None, "observation encoding version 0"),
+        ("bad rules", {"rules": {"num_players": 99}}, None, "rules are invalid"),
+        ("padding too small", {"max_players": 1}, None, "max_players=1"),
+        ("shape mismatch", {"hidden_sizes": [9]}, None, "tensor trunk.0.weight"),
+        ("truncated", None, weights[:100], "damaged or truncated|outside the file"),
+        ("empty", None, b"", "too short"),
+        ("header claims 1 TB", None, struct.pack("<Q", 1 << 40) + weights[8:], "header claims"),
+        ("header not json", None, struct.pack("<Q", 4) + b"nope" + weights[12:], "not valid JSON"),
+        ("float64 tensor", None, header_with(saved, lambda h: h["value_head.bias"].update(dtype="F64")), "F32"),
+        ("offsets outside", None, header_with(saved, lambda h: h["value_head.bias"].update(
+            data_offsets=[10**12, 10**12 + 4])), "outside the file"),
+        ("missing tensor", None, header_with(saved, lambda h: h.pop("value_head.bias")), "missing"),
+        ("nan weights", None, save(nan), "non-finite"),
+        ("foreign", '{"hello": 1}', None, "not a rouba_env policy checkpoint"),
+        ("not json", "not json", None, "not valid JSON"),
+    ]
+
+
+def test_every_crafted_checkpoint_fails_cheaply_with_a_clear_error(saved, tmp_path):
+    for index, (name, metadata, weights, message) in enumerate(crafted_cases(saved)):
+        folder = copy_with(saved, tmp_path / f"case{index}", metadata, weights)
+        tracemalloc.start()
+        try:
+            with pytest.raises(CheckpointError, match=message):
+                load_policy(folder)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < CRAFTED_PEAK_BYTES, (name, peak)
+
+
+def test_load_errors_say_what_is_wrong(saved):
+    with pytest.raises(FileNotFoundError, match="no checkpoint at 'nothing-here'"):
+        load_policy("nothing-here")
+    with pytest.raises(CheckpointError, match="trained with other rules"):
+        load_policy(saved, rules=preset("jokers"))
+    with pytest.raises(CheckpointError, match="plays at most 4 players, not 5"):
+        load_policy(saved, rules=preset("standard", num_players=5, decks=1))
+    with pytest.raises(CheckpointError, match=r"\['table_cards'\] differ"):
+        load_policy(saved, rules=preset("eight_table"))
+    with pytest.raises(ValueError, match="needs a path or name"):
+        make_policy("checkpoint", preset("standard"))
+    with pytest.raises(ValueError, match="deterministic must be true or false"):
+        make_policy(f"checkpoint:{saved},deterministic=maybe", preset("standard"))
+    assert rouba_env.load_policy(saved).name.startswith("checkpoint:")
+
+
+def test_shipped_checkpoints_load_and_play():
+    names = sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / "metadata.json").exists())
+    assert names == ["2p", "mixed"]
+    for name in names:
+        meta = json.loads((SHIPPED_DIR / name / "metadata.json").read_text())
+        rules = preset("standard", num_players=min(meta["max_players"], 2))
+        policy = make_policy(f"checkpoint:{name}", rules)
+        state = new_game(rules, np.random.default_rng(0))
+        mask = ActionEncoding(rules).mask(state)
+        assert mask[policy.act(ObservationEncoder(rules).encode(state, 0), mask, np.random.default_rng(1))]
+
+
+def test_shipped_names_cover_two_three_and_four_players():
+    for name, players in (("2p", 2), ("3p", 3), ("4p", 4), ("mixed", 4)):
+        rules = preset("standard", num_players=players)
+        policy = make_policy(f"checkpoint:{name}", rules)
+        state = new_game(rules, np.random.default_rng(players))
+        mask = ActionEncoding(rules).mask(state)
+        assert mask[policy.act(ObservationEncoder(rules).encode(state, 0), mask, np.random.default_rng(0))]
+    with pytest.raises(CheckpointError, match="plays at most 2 players, not 3"):
+        make_policy("checkpoint:2p", preset("standard", num_players=3))
