@@ -54,7 +54,7 @@ def import_ray():
     try:
         import ray
     except ImportError:
-        raise RuntimeError('--ray needs Ray: pip install -e ".[ray]" (or pip install "ray[default]")') from None
+        raise RuntimeError('--ray needs Ray: pip install -e ".[ray]"') from None
     return ray
 
 
