@@ -45,6 +45,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
                         help="also write one replayable JSON record per game into DIR")
+    parser.add_argument("--ray", action="store_true",
+                        help="play the deals as tasks on Ray (a local Ray unless --ray-address); same results")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="Ray cluster to join (auto, HOST:PORT); implies --ray")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -89,8 +93,19 @@ def main(argv: list[str] | None = None) -> int:
     total = -(-args.games // games_per_deal) * games_per_deal
     bar = tqdm(total=total, unit="game", desc="games", disable=args.no_progress, file=sys.stderr)
     with bar:
-        result = evaluate(args.players, rules=config, games=args.games, seed=args.seed,
-                          workers=args.workers, progress=bar.update, record_moves=args.save_games is not None)
+        if args.ray or args.ray_address:  # rouba_env/evaluation/distributed.py (needs the ray extra)
+            from rouba_env.evaluation.distributed import evaluate_on_ray
+
+            try:
+                result = evaluate_on_ray(args.players, rules=config, games=args.games, seed=args.seed,
+                                         address=args.ray_address, progress=bar.update,
+                                         record_moves=args.save_games is not None)
+            except RuntimeError as error:
+                print(f"error: {error}", file=sys.stderr)
+                return EXIT_USAGE
+        else:
+            result = evaluate(args.players, rules=config, games=args.games, seed=args.seed,
+                              workers=args.workers, progress=bar.update, record_moves=args.save_games is not None)
     print(result.format_table())
     path = args.json or default_json_path(args.players, num_players, args.rules, args.seed)
     data = result.to_dict()

@@ -88,6 +88,14 @@ class TrainConfig:
     """Torch CPU threads; 0 leaves torch's default."""
     progress: bool = True
     """Show a progress bar."""
+    # --- Ray (training/distributed.py; needs the ray extra) ---
+    ray: bool = False
+    """Collect rollouts on Ray actors (a local Ray is started unless ray_address names a cluster)."""
+    ray_address: str = ""
+    """Address of a running Ray cluster to join (e.g. auto or HOST:6379); empty: start a local Ray.
+    Setting it implies ray."""
+    rollout_workers: int = 2
+    """Ray rollout actors; each plays its share of num_envs with a CPU copy of the policy and the pool."""
 
     def __post_init__(self) -> None:
         for name in ("num_players", "hidden_sizes", "scripted_opponents", "eval_opponents"):
@@ -110,6 +118,13 @@ class TrainConfig:
             raise ValueError(f"reward must be outcome or margin, got {self.reward!r}")
         if not 0 <= self.gae_lambda <= 1 or not 0 < self.gamma <= 1:
             raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
+        if self.rollout_workers <= 0:
+            raise ValueError(f"rollout_workers must be positive, got {self.rollout_workers}")
+        if self.ray_address:
+            self.ray = True
+        if self.ray and self.rollout_workers > self.num_envs:
+            raise ValueError(f"rollout_workers={self.rollout_workers} is more than num_envs={self.num_envs}: "
+                             f"every actor needs at least one game slot")
         if self.device not in ("cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device must be cpu or cuda[:N], got {self.device!r}")
 

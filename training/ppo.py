@@ -100,3 +100,47 @@ def ppo_loss(new_log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages:
         clip_fraction = ((ratio - 1.0).abs() > clip_coef).float().mean()
     total = policy_loss + vf_coef * value_loss - ent_coef * entropy_mean
     return LossParts(total, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction)
+
+
+LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+"""Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
+
+
+def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch, config,
+               generator: torch.Generator, device: torch.device, update: int) -> dict[str, float]:
+    """One PPO update on a collected batch: ``config.update_epochs`` passes of minibatch gradient steps.
+
+    ``batch`` is a `training.rollout.Batch`; ``config`` a `training.config.TrainConfig`
+    (its clip, loss weights, minibatch size, epochs and gradient clip are used).
+    Both trainers (single-process and Ray) call this, so their PPO maths is one.
+    Returns the mean of each of `LOSS_STATS` over the gradient steps.
+    """
+    network.train()
+    to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
+    obs, mask, actions = to_tensor(batch.obs), to_tensor(batch.mask), to_tensor(batch.actions)
+    old_log_probs, advantages, returns = to_tensor(batch.log_probs), to_tensor(batch.advantages), to_tensor(batch.returns)
+    size = len(batch.actions)
+    # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    minibatches = max(1, round(size / config.minibatch_size))
+    stats: dict[str, list[float]] = {name: [] for name in LOSS_STATS}
+    for _ in range(config.update_epochs):
+        order = torch.randperm(size, generator=generator, device=device)
+        for rows in torch.tensor_split(order, minibatches):
+            logits, values = network(obs[rows])
+            dist = MaskedCategorical(logits, mask[rows])
+            loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], advantages[rows], values,
+                            returns[rows], dist.entropy(), config.clip_coef, config.vf_coef, config.ent_coef)
+            if not torch.isfinite(loss.total):
+                raise RuntimeError(f"the loss became {float(loss.total)} at update {update}; "
+                                   f"lower --learning-rate or check the run's settings")
+            optimizer.zero_grad()
+            loss.total.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            optimizer.step()
+            stats["policy_loss"].append(loss.policy.item())
+            stats["value_loss"].append(loss.value.item())
+            stats["entropy"].append(loss.entropy.item())
+            stats["approx_kl"].append(loss.approx_kl.item())
+            stats["clip_fraction"].append(loss.clip_fraction.item())
+    return {name: float(np.mean(values)) for name, values in stats.items()}

@@ -30,7 +30,7 @@ from rouba_env.players.registry import make_policy
 from rouba_training.config import TrainConfig
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.opponents import OpponentPool
-from rouba_training.ppo import MaskedCategorical, ppo_loss
+from rouba_training.ppo import ppo_update
 from rouba_training.rollout import TableRunner, merge
 
 METRIC_FIELDS = [
@@ -40,9 +40,6 @@ METRIC_FIELDS = [
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score"]
-LOSS_PARTS = {"policy_loss": "policy", "value_loss": "value", "entropy": "entropy", "approx_kl": "approx_kl",
-              "clip_fraction": "clip_fraction"}
-"""Metric column -> `LossParts` field."""
 SHAPE_FIELDS = ("num_players", "max_players", "hidden_sizes", "rules")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -175,11 +172,21 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
         generator.set_state(saved["generator"])
         _truncate_rows(run_dir / "metrics.csv", update)
         _truncate_rows(run_dir / "eval.csv", update)
-    runners = [
-        TableRunner(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + update, max_players,
-                    config.reward, pool, rng)
-        for index, rules in enumerate(tables)
-    ]
+    if config.ray:  # rollout actors on a Ray cluster collect the batch (training/distributed.py)
+        from rouba_training.distributed import RayCollector
+
+        collector = RayCollector(config, tables, max_players, pool, update)
+        collect = collector.collect
+    else:
+        runners = [
+            TableRunner(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + update, max_players,
+                        config.reward, pool, rng)
+            for index, rules in enumerate(tables)
+        ]
+
+        def collect(network: ActorCritic):
+            return merge([runner.collect(network, device, generator, config.rollout_steps, config.gamma,
+                                         config.gae_lambda) for runner in runners])
 
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -220,36 +227,9 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
             group["lr"] = config.learning_rate * fraction_left
 
         network.eval()
-        batch = merge([
-            runner.collect(network, device, generator, config.rollout_steps, config.gamma, config.gae_lambda)
-            for runner in runners
-        ])
-
-        network.train()
-        to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
-        obs, mask, actions = to_tensor(batch.obs), to_tensor(batch.mask), to_tensor(batch.actions)
-        old_log_probs, advantages, returns = to_tensor(batch.log_probs), to_tensor(batch.advantages), to_tensor(batch.returns)
+        batch = collect(network)
+        stats = ppo_update(network, optimizer, batch, config, generator, device, update + 1)
         size = len(batch.actions)
-        # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
-        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        minibatches = max(1, round(size / config.minibatch_size))
-        stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
-        for _ in range(config.update_epochs):
-            order = torch.randperm(size, generator=generator, device=device)
-            for rows in torch.tensor_split(order, minibatches):
-                logits, values = network(obs[rows])
-                dist = MaskedCategorical(logits, mask[rows])
-                loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], advantages[rows], values,
-                                returns[rows], dist.entropy(), config.clip_coef, config.vf_coef, config.ent_coef)
-                if not torch.isfinite(loss.total):
-                    raise RuntimeError(f"the loss became {float(loss.total)} at update {update + 1}; "
-                                       f"lower --learning-rate or check the run's settings")
-                optimizer.zero_grad()
-                loss.total.backward()
-                torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
-                optimizer.step()
-                for name in stats:
-                    stats[name].append(getattr(loss, LOSS_PARTS[name]).item())
 
         update += 1
         learner_steps += size
@@ -261,7 +241,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
             "update": update, "learner_steps": learner_steps, "engine_steps": engine_steps, "games": games,
             "seconds": round(elapsed, 2), "steps_per_second": round(size / seconds, 1),
             "learning_rate": optimizer.param_groups[0]["lr"],
-            **{name: float(np.mean(values)) for name, values in stats.items()},
+            **stats,
             "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
             "pool_size": len(pool.snapshots),
         }
@@ -283,6 +263,8 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
             save_checkpoint()
 
     bar.close()
+    if config.ray:
+        collector.close()
     save_checkpoint()
     final = {"learner_steps": learner_steps, "updates": update, "seconds_training": round(elapsed, 1),
              "learner_steps_per_second": round(learner_steps / max(elapsed, 1e-9), 1), "evaluation": []}

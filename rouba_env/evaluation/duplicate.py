@@ -31,7 +31,7 @@ import itertools
 import math
 import multiprocessing
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -313,6 +313,7 @@ def evaluate(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     record_moves: bool = False,
+    chunk_runner: "Callable[[list[_Chunk]], Iterable[list[GameRecord]]] | None" = None,
 ) -> EvaluationResult:
     """Play duplicate-deal matches between player specs and aggregate the results.
 
@@ -331,6 +332,9 @@ def evaluate(
         progress: called with the number of games just finished.
         record_moves: keep every game's moves in its `GameRecord` (for
             `rouba_env.evaluation.records.save_game_records`); results are the same.
+        chunk_runner: plays the chunks of deals elsewhere (e.g. on a Ray cluster,
+            `rouba_env.evaluation.distributed`), yielding each chunk's records in
+            any order; ``workers`` then only sets the chunk size. Same results.
     """
     if isinstance(players, str):
         players = [players]
@@ -343,7 +347,7 @@ def evaluate(
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
     players, objects = stand_in_names(players)
-    if objects and workers != 1:
+    if objects and (workers != 1 or chunk_runner is not None):
         raise ValueError("Policy objects are played in this process only: use workers=1, "
                          "or save the policy and pass its spec (checkpoint:PATH)")
     labels, player_specs, lineups = build_lineups(players, config.num_players)
@@ -357,7 +361,12 @@ def evaluate(
         for chunk_deals in _chunks(deals, workers)
     ]
     records: list[GameRecord] = []
-    if workers == 1:
+    if chunk_runner is not None:
+        for done in chunk_runner(chunks):
+            records.extend(done)
+            if progress:
+                progress(len(done))
+    elif workers == 1:
         built = _policies_for(config, player_specs, objects)
         for chunk in chunks:
             done = _play_chunk(chunk, built)

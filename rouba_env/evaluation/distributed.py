@@ -1,0 +1,87 @@
+"""Duplicate-deal evaluation spread over a Ray cluster (``scripts/evaluate.py --ray``).
+
+The deals are cut into the same chunks as a multi-process run
+(`rouba_env.evaluation.duplicate`), each chunk is one Ray task, and the
+records are gathered and sorted before the statistics: every game's deal and
+randomness depend only on (seed, deal, lineup, rotation), so the results equal
+a local run with the same seed, whatever the cluster.
+
+Players are given as specs; a ``checkpoint:PATH`` must be readable at that
+path on every node. Needs Ray (``pip install -e ".[ray]"``); it is imported
+only when these functions are called.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+from rouba_env.evaluation.duplicate import EvaluationResult, GameRecord, _Chunk, _play_chunk, evaluate
+from rouba_env.rules.config import RulesConfig
+
+TASK_CPUS = 1
+"""Logical CPUs one chunk's task asks for (it plays its games one after another)."""
+
+
+def import_ray():
+    """The ``ray`` module, or a clear error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError('--ray needs Ray: pip install -e ".[ray]"') from None
+    return ray
+
+
+def connect(address: str | None = None) -> bool:
+    """Join the Ray cluster at ``address`` (or start a local Ray when None/empty); True if this call started it.
+
+    An already initialised Ray (e.g. by the caller) is used as it is.
+    """
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    if address:
+        ray.init(address=address, configure_logging=False)
+    else:
+        ray.init(include_dashboard=False, configure_logging=False)
+    return True
+
+
+def ray_chunk_runner(chunks: list[_Chunk]) -> Iterable[list[GameRecord]]:
+    """Play every chunk as a Ray task; yield each chunk's records as it finishes (any order)."""
+    ray = import_ray()
+    play = ray.remote(num_cpus=TASK_CPUS)(_play_chunk)
+    pending = [play.remote(chunk) for chunk in chunks]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(done[0])
+
+
+def evaluate_on_ray(
+    players: Sequence[str],
+    rules: RulesConfig | str | dict | None = None,
+    games: int = 200,
+    num_players: int | None = None,
+    seed: int = 0,
+    address: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    record_moves: bool = False,
+) -> EvaluationResult:
+    """`rouba_env.evaluate` with the games played on a Ray cluster; the same results as a local run.
+
+    ``address``: a running cluster to join (``auto``, ``HOST:PORT``); None starts
+    a local Ray for this call (and stops it afterwards). Other arguments as in
+    `rouba_env.evaluation.duplicate.evaluate`; players must be spec strings.
+    """
+    not_specs = [player for player in players if not isinstance(player, str)]
+    if not_specs:
+        raise ValueError(f"evaluation on Ray needs player specs (a Policy object cannot be shipped), got {not_specs!r}")
+    ray = import_ray()
+    started = connect(address)
+    try:
+        cpus = max(TASK_CPUS, int(ray.cluster_resources().get("CPU", TASK_CPUS)))
+        return evaluate(players, rules=rules, games=games, num_players=num_players, seed=seed,
+                        workers=cpus // TASK_CPUS, progress=progress, chunk_runner=ray_chunk_runner,
+                        record_moves=record_moves)
+    finally:
+        if started:
+            ray.shutdown()

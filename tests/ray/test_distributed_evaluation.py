@@ -1,0 +1,46 @@
+"""Duplicate-deal evaluation on Ray gives exactly the local run's records and statistics."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from rouba_env.evaluation.duplicate import evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players, num_players", [(["heuristic", "random"], 2),
+                                                  (["greedy", "random", "heuristic", "random"], 3)])
+def test_ray_evaluation_equals_the_local_run(ray_session, players, num_players):
+    from rouba_env.evaluation.distributed import evaluate_on_ray
+
+    local = evaluate(players, games=60, num_players=num_players, seed=11)
+    distributed = evaluate_on_ray(players, games=60, num_players=num_players, seed=11)
+    assert distributed.records == local.records
+    assert distributed.to_dict() == local.to_dict()
+
+
+@pytest.mark.slow
+def test_evaluate_script_with_ray_writes_the_local_results(ray_session, tmp_path):
+    spec = importlib.util.spec_from_file_location("evaluate_script", ROOT / "scripts" / "evaluate.py")
+    evaluate_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(evaluate_script)
+    common = ["--players", "heuristic", "greedy", "--games", "40", "--seed", "3", "--no-progress"]
+    assert evaluate_script.main(common + ["--json", str(tmp_path / "local.json")]) == 0
+    assert evaluate_script.main(common + ["--ray", "--json", str(tmp_path / "ray.json")]) == 0
+    local, distributed = (json.loads((tmp_path / name).read_text()) for name in ("local.json", "ray.json"))
+    local.pop("command"), distributed.pop("command")
+    assert distributed == local
+
+
+def test_ray_evaluation_refuses_policy_objects():
+    pytest.importorskip("ray")
+    from rouba_env.evaluation.distributed import evaluate_on_ray
+    from rouba_env.players.base import RandomPolicy
+    from rouba_env.rules.config import make_rules
+
+    with pytest.raises(ValueError, match="specs"):
+        evaluate_on_ray([RandomPolicy(make_rules("standard")), "random"], games=2)

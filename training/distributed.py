@@ -1,0 +1,196 @@
+"""Rollout collection on Ray actors, for training past one machine (``--ray``).
+
+The learner stays in the driver (`training.train.train`, with its PPO update,
+checkpoints and evaluations unchanged); only the collection of a batch moves:
+
+* ``rollout_workers`` actors each own a slice of every table size's game
+  slots (``num_envs`` split as evenly as possible) as `TableRunner` s on a
+  `VectorGame`, a CPU copy of the policy and a copy of the opponent pool
+  (the same scripted players; the learner's snapshots, sent when they change);
+* each update the driver puts the current weights in Ray's object store once,
+  every actor collects its share with them (phase 1 and 2 of
+  `training.rollout`, advantages computed in the actor) and the driver merges
+  the batches in actor order;
+* an actor whose process dies is restarted by Ray (``max_restarts``) and the
+  collect call it was running is retried (``max_task_retries``); the new
+  process starts fresh games on its next call, so training goes on.
+
+Randomness: an actor's deals, seats, opponents and sampling come from
+``SeedSequence(seed, spawn_key=(actor, update))`` where ``update`` is the
+first update it collects for (after a restart too), so a run without faults
+repeats with the same seed and the same number of actors.
+
+Ray is imported only here (and only when ``--ray`` is asked for); it comes
+with ``pip install -e ".[ray]"``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import torch
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_training.network import ActorCritic
+from rouba_env.players.registry import make_policy
+from rouba_env.rules.config import RulesConfig
+from rouba_training.config import TrainConfig
+from rouba_training.opponents import OpponentPool
+from rouba_training.rollout import Batch, TableRunner, merge
+
+ACTOR_MAX_RESTARTS = 20
+"""Times Ray restarts one rollout actor whose process died (and retries its call) before the run fails."""
+ACTOR_CPUS = 1
+"""Logical CPUs each rollout actor asks Ray for (its torch uses one thread)."""
+ACTOR_NAME = "rouba-rollout-{index}"
+"""Ray actor name of rollout actor ``index`` (in the run's namespace), so tools can find it."""
+
+
+def import_ray():
+    """The ``ray`` module, or a clear error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError('--ray needs Ray: pip install -e ".[ray]"') from None
+    return ray
+
+
+def split_slots(num_envs: int, workers: int) -> list[int]:
+    """Game slots per worker: ``num_envs`` split as evenly as possible, the larger shares first."""
+    if not 1 <= workers <= num_envs:
+        raise ValueError(f"need 1 <= workers <= num_envs, got workers={workers}, num_envs={num_envs}")
+    base, extra = divmod(num_envs, workers)
+    return [base + (1 if index < extra else 0) for index in range(workers)]
+
+
+def network_state(network: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """A CPU copy of a network's weights, ready to ship to other processes."""
+    return {name: tensor.detach().to("cpu", copy=True) for name, tensor in network.state_dict().items()}
+
+
+class RolloutWorker:
+    """The body of one rollout actor (a plain class: Ray wraps it with `ray.remote` in `RayCollector`)."""
+
+    def __init__(self, config: dict, tables: list[dict], max_players: int, index: int, slots: list[int]):
+        self.config = TrainConfig(**config)
+        self.tables = [RulesConfig.from_dict(table) for table in tables]
+        self.max_players = max_players
+        self.index = index
+        self.slots = slots
+        """Game slots of this actor per table size."""
+        torch.set_num_threads(self.config.torch_threads or ACTOR_CPUS)
+        obs_size = ObservationEncoder(self.tables[0], max_players).size
+        num_actions = ActionEncoding(self.tables[0], max_players).size
+        self.network = ActorCritic(obs_size, num_actions, self.config.hidden_sizes).eval()
+        scripted = {spec: [make_policy(spec, rules, max_players) for rules in self.tables]
+                    for spec in self.config.scripted_opponents}
+        c = self.config
+        self.pool = OpponentPool(scripted, (c.self_play_weight, c.past_self_weight, c.scripted_weight), c.pool_size)
+        self.pool_steps: list[int] | None = None
+        """Snapshot steps of the pool copy held (None: none received yet)."""
+        self.runners: list[TableRunner] | None = None
+        self.generator = torch.Generator()
+
+    def pid(self) -> int:
+        """This actor's process id (for monitoring, and for the fault test that kills it)."""
+        return os.getpid()
+
+    def _start(self, update: int) -> None:
+        """Fresh games, seats and randomness for a first collect at ``update``."""
+        sequence = np.random.SeedSequence(self.config.seed, spawn_key=(self.index, update))
+        rng = np.random.default_rng(sequence)
+        seeds = sequence.generate_state(len(self.tables) + 1, np.uint64) >> np.uint64(1)  # 63-bit seeds
+        self.generator.manual_seed(int(seeds[-1]))
+        self.runners = [
+            TableRunner(rules, table_index, slots, int(seeds[table_index]), self.max_players, self.config.reward,
+                        self.pool, rng)
+            for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))
+        ]
+
+    def collect(self, weights: dict, pool: dict, update: int) -> tuple[Batch, int]:
+        """One batch with the given weights and pool: (batch, pid of the process that collected it)."""
+        if pool["steps"] != self.pool_steps:
+            self.pool.load_state_dict(pool, self.network)
+            self.pool_steps = list(pool["steps"])
+        self.network.load_state_dict(weights)
+        if self.runners is None:
+            self._start(update)
+        c = self.config
+        device = torch.device("cpu")
+        batch = merge([runner.collect(self.network, device, self.generator, c.rollout_steps, c.gamma, c.gae_lambda)
+                       for runner in self.runners])
+        return batch, os.getpid()
+
+
+class RayCollector:
+    """The driver's side: starts (or joins) Ray, creates the rollout actors and gathers their batches.
+
+    ``collect(network)`` returns one merged `Batch` like the single-process
+    collector; ``close()`` ends the actors (and the local Ray it started).
+    """
+
+    def __init__(self, config: TrainConfig, tables: list[RulesConfig], max_players: int, pool: OpponentPool,
+                 update: int):
+        ray = import_ray()
+        self.ray = ray
+        self.pool = pool
+        self.update = update
+        self.started_ray = False
+        workers = config.rollout_workers
+        if not ray.is_initialized():
+            if config.ray_address:
+                ray.init(address=config.ray_address, namespace=f"rouba-train-{os.getpid()}",
+                         log_to_driver=True, configure_logging=False)
+            else:
+                # Embedded: a local Ray on this machine, with a logical CPU for every actor
+                # (the actors then share the cores with the learner).
+                ray.init(num_cpus=max(os.cpu_count() or 1, workers * ACTOR_CPUS), include_dashboard=False,
+                         namespace=f"rouba-train-{os.getpid()}", configure_logging=False)
+            self.started_ray = True
+        available = ray.cluster_resources().get("CPU", 0)
+        if available < workers * ACTOR_CPUS:
+            raise RuntimeError(f"rollout_workers={workers} needs {workers * ACTOR_CPUS} CPUs, but the Ray cluster "
+                               f"has {available:g}; lower --rollout-workers or add nodes")
+        actor_class = ray.remote(RolloutWorker)
+        shares = [split_slots(config.num_envs, workers) for _ in tables]
+        table_dicts = [rules.to_dict() for rules in tables]
+        self.actors = [
+            actor_class.options(name=ACTOR_NAME.format(index=index), num_cpus=ACTOR_CPUS,
+                                max_restarts=ACTOR_MAX_RESTARTS, max_task_retries=ACTOR_MAX_RESTARTS).remote(
+                config.to_dict(), table_dicts, max_players, index, [share[index] for share in shares])
+            for index in range(workers)
+        ]
+        self.pids = ray.get([actor.pid.remote() for actor in self.actors])
+        self.restarts = 0
+        """Actor processes found replaced since the start (each reported on stderr)."""
+        self._pool_ref, self._pool_steps = None, None
+
+    def collect(self, network: torch.nn.Module) -> Batch:
+        """Every actor collects its share with the current weights; their batches merged in actor order."""
+        ray = self.ray
+        if self._pool_steps != self.pool.snapshot_steps:
+            self._pool_ref = ray.put({"snapshots": [network_state(s) for s in self.pool.snapshots],
+                                      "steps": list(self.pool.snapshot_steps)})
+            self._pool_steps = list(self.pool.snapshot_steps)
+        weights_ref = ray.put(network_state(network))
+        results = ray.get([actor.collect.remote(weights_ref, self._pool_ref, self.update) for actor in self.actors])
+        self.update += 1
+        for index, (_, pid) in enumerate(results):
+            if pid != self.pids[index]:
+                print(f"note: rollout actor {index} was restarted (process {self.pids[index]} -> {pid})",
+                      file=sys.stderr)
+                self.pids[index] = pid
+                self.restarts += 1
+        return merge([batch for batch, _ in results])
+
+    def close(self) -> None:
+        """End the actors, and the local Ray if this collector started it."""
+        for actor in self.actors:
+            self.ray.kill(actor, no_restart=True)
+        self.actors = []
+        if self.started_ray:
+            self.ray.shutdown()
+            self.started_ray = False
