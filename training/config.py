@@ -1,8 +1,9 @@
 """Training configuration: one dataclass, read from the command line and from TOML.
 
 Every field has a docstring; `field_docs` reads them from this source so that
-``--help`` shows the same text. A TOML file (``--config run.toml``) sets any
-field by name; unknown keys are an error. Command-line flags win over the file.
+``--help`` shows the same text. Where a setting comes from, lowest first: the
+defaults, the saved settings of the run being resumed (``--resume``), a TOML
+file (``--config run.toml``, unknown keys are an error), the command line.
 """
 
 from __future__ import annotations
@@ -81,7 +82,9 @@ class TrainConfig:
     eval_opponents: tuple[str, ...] = ("random", "greedy", "heuristic")
     """Players the learner is evaluated against."""
     checkpoint_interval: int = 20
-    """Updates between checkpoints (a kill loses at most this much)."""
+    """Updates between checkpoints."""
+    checkpoint_minutes: float = 3.0
+    """Minutes between checkpoints as well (0: by updates only); a kill loses at most this much work."""
     device: str = "cpu"
     """Torch device: cpu or cuda."""
     torch_threads: int = 0
@@ -98,10 +101,16 @@ class TrainConfig:
     """Ray rollout actors; each plays its share of num_envs with a CPU copy of the policy and the pool."""
 
     def __post_init__(self) -> None:
-        for name in ("num_players", "hidden_sizes", "scripted_opponents", "eval_opponents"):
-            setattr(self, name, tuple(getattr(self, name)))
+        check_field_types(self)
         positive = ("total_steps", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
                     "snapshot_interval", "pool_size", "checkpoint_interval")
+        non_negative = ("max_players", "eval_interval", "eval_games", "final_eval_games", "torch_threads",
+                        "checkpoint_minutes", "learning_rate", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm")
+        for name in non_negative:
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        if any(size <= 0 for size in self.hidden_sizes) or not self.hidden_sizes:
+            raise ValueError(f"hidden_sizes must be positive widths, got {list(self.hidden_sizes)}")
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -136,6 +145,37 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+def check_field_types(config: "TrainConfig") -> None:
+    """Every field of the type its annotation says (tuples from lists too; ints for floats); ValueError naming it."""
+    import math
+
+    hints = typing.get_type_hints(TrainConfig)
+    for field in dataclasses.fields(TrainConfig):
+        value = getattr(config, field.name)
+        hint = hints[field.name]
+        if typing.get_origin(hint) is tuple:
+            base = typing.get_args(hint)[0]
+            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+                raise ValueError(f"{field.name} must be a list of {base.__name__}, got {value!r}")
+            items = [_checked_item(field.name, item, base) for item in value]
+            setattr(config, field.name, tuple(items))
+        else:
+            setattr(config, field.name, _checked_item(field.name, value, hint))
+        value = getattr(config, field.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{field.name} must be a finite number, got {value!r}")
+
+
+def _checked_item(name: str, value, kind: type):
+    if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if kind is int and hasattr(value, "__index__") and not isinstance(value, bool) and type(value).__module__ == "numpy":
+        return int(value)
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ValueError(f"{name} must be {kind.__name__}, got {value!r}")
+    return value
+
+
 def field_docs() -> dict[str, str]:
     """Each field's docstring, read from this module's source."""
     tree = ast.parse(inspect.getsource(TrainConfig))
@@ -156,33 +196,31 @@ def _field_kind(field: dataclasses.Field):
     return "scalar", hint
 
 
-def _parse_bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true/false, got {text!r}")
-
-
 def build_parser() -> argparse.ArgumentParser:
+    """Every `TrainConfig` field as a flag (booleans as ``--x/--no-x``), with its docstring and default."""
     parser = argparse.ArgumentParser(
-        description="Train a rouba-monte policy by PPO self-play on the batched engine.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        prog="rouba-train",
+        description="Train a rouba-monte policy by PPO self-play on the batched engine. Settings come from the "
+                    "defaults, then the resumed run's saved settings (--resume), then --config, then the flags.",
     )
-    parser.add_argument("--config", type=Path, help="TOML file setting any of the fields below")
-    parser.add_argument("--resume", action="store_true", help="carry on from the last checkpoint in run_dir")
+    parser.add_argument("--config", type=Path, metavar="TOML", help="TOML file setting any of the fields below")
+    parser.add_argument("--resume", action="store_true",
+                        help="carry on from the last checkpoint in --run-dir, with its saved settings")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="start afresh in a --run-dir that holds an earlier run, deleting that run's files")
     docs = field_docs()
     for field in dataclasses.fields(TrainConfig):
         kind, base = _field_kind(field)
         flag = "--" + field.name.replace("_", "-")
-        converter = _parse_bool if base is bool else base
-        if kind == "tuple":
-            parser.add_argument(flag, dest=field.name, type=converter, nargs="+", default=None,
+        if base is bool:
+            parser.add_argument(flag, dest=field.name, action=argparse.BooleanOptionalAction, default=None,
+                                help=f"{docs[field.name]} (default: {'on' if field.default else 'off'})")
+        elif kind == "tuple":
+            parser.add_argument(flag, dest=field.name, type=base, nargs="+", default=None, metavar=base.__name__.upper(),
                                 help=f"{docs[field.name]} (default: {' '.join(map(str, field.default))})")
         else:
-            parser.add_argument(flag, dest=field.name, type=converter, default=None,
-                                help=f"{docs[field.name]} (default: {field.default})")
+            parser.add_argument(flag, dest=field.name, type=base, default=None, metavar=base.__name__.upper(),
+                                help=f"{docs[field.name]} (default: {field.default if field.default != '' else 'none'})")
     return parser
 
 
@@ -212,12 +250,53 @@ def load_toml(path: Path) -> dict:
     return data
 
 
-def config_from_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
-    """(config, resume) from command-line arguments (and the TOML file they name)."""
+@dataclass
+class TrainRequest:
+    """What the command line asked for, before it is combined with a resumed run's settings."""
+
+    flags: dict
+    """Fields given as flags."""
+    file_values: dict
+    """Fields from the ``--config`` TOML file."""
+    resume: bool
+    overwrite: bool
+
+    @property
+    def run_dir(self) -> str:
+        return self.flags.get("run_dir", self.file_values.get("run_dir", TrainConfig.run_dir))
+
+
+def parse_request(argv: list[str] | None = None) -> TrainRequest:
+    """The command line as a `TrainRequest`; argparse reports bad flags, ValueError a bad TOML file."""
     args = build_parser().parse_args(argv)
-    values = load_toml(args.config) if args.config else {}
-    for field in dataclasses.fields(TrainConfig):
-        given = getattr(args, field.name)
-        if given is not None:
-            values[field.name] = given
-    return TrainConfig(**values), args.resume
+    if args.resume and args.overwrite:
+        raise ValueError("--resume and --overwrite exclude each other: resume the run, or start it again")
+    file_values = load_toml(args.config) if args.config else {}
+    flags = {field.name: getattr(args, field.name) for field in dataclasses.fields(TrainConfig)
+             if getattr(args, field.name) is not None}
+    return TrainRequest(flags, file_values, args.resume, args.overwrite)
+
+
+def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[TrainConfig, list[tuple[str, object, object]]]:
+    """(config, changes): defaults < ``saved`` (a resumed run's settings) < TOML < flags.
+
+    ``changes`` lists (field, saved value, new value) for every saved setting that
+    the file or the flags change, so that a resume can say what differs.
+    """
+    known = {field.name for field in dataclasses.fields(TrainConfig)}
+    values = {key: value for key, value in (saved or {}).items() if key in known}
+    base = dict(values)
+    values.update(request.file_values)
+    values.update(request.flags)
+    config = TrainConfig(**values)
+    changes = []
+    if saved is not None:
+        final, before = config.to_dict(), TrainConfig(**base).to_dict()
+        changes = [(key, before[key], final[key]) for key in sorted(base) if before[key] != final[key]]
+    return config, changes
+
+
+def config_from_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
+    """(config, resume) from command-line arguments alone (no saved settings; see `build_config`)."""
+    request = parse_request(argv)
+    return build_config(request)[0], request.resume

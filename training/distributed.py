@@ -4,7 +4,7 @@ The learner stays in the driver (`training.train.train`, with its PPO update,
 checkpoints and evaluations unchanged); only the collection of a batch moves:
 
 * ``rollout_workers`` actors each own a slice of every table size's game
-  slots (``num_envs`` split as evenly as possible) as `TableRunner` s on a
+  slots (``num_envs`` split as evenly as possible) as `SelfPlayGames` s on a
   `VectorGame`, a CPU copy of the policy and a copy of the opponent pool
   (the same scripted players; the learner's snapshots, sent when they change);
 * each update the driver puts the current weights in Ray's object store once,
@@ -39,7 +39,7 @@ from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
 from rouba_training.config import TrainConfig
 from rouba_training.opponents import OpponentPool
-from rouba_training.rollout import Batch, TableRunner, merge
+from rouba_training.rollout import Batch, SelfPlayGames, merge
 
 ACTOR_MAX_RESTARTS = 20
 """Times Ray restarts one rollout actor whose process died (and retries its call) before the run fails."""
@@ -91,7 +91,7 @@ class RolloutWorker:
         self.pool = OpponentPool(scripted, (c.self_play_weight, c.past_self_weight, c.scripted_weight), c.pool_size)
         self.pool_steps: list[int] | None = None
         """Snapshot steps of the pool copy held (None: none received yet)."""
-        self.runners: list[TableRunner] | None = None
+        self.runners: list[SelfPlayGames] | None = None
         self.generator = torch.Generator()
 
     def pid(self) -> int:
@@ -105,7 +105,7 @@ class RolloutWorker:
         seeds = sequence.generate_state(len(self.tables) + 1, np.uint64) >> np.uint64(1)  # 63-bit seeds
         self.generator.manual_seed(int(seeds[-1]))
         self.runners = [
-            TableRunner(rules, table_index, slots, int(seeds[table_index]), self.max_players, self.config.reward,
+            SelfPlayGames(rules, table_index, slots, int(seeds[table_index]), self.max_players, self.config.reward,
                         self.pool, rng)
             for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))
         ]

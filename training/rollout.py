@@ -42,7 +42,7 @@ class Batch:
     engine_steps: int
 
 
-class TableRunner:
+class SelfPlayGames:
     """One table size: its batched games and per-slot learner seats and opponents."""
 
     def __init__(self, rules: RulesConfig, table_index: int, num_envs: int, seed: int, max_players: int,

@@ -1,21 +1,19 @@
 """The PPO self-play training loop: one linear, readable `train` function.
 
-Run it with ``python scripts/train.py`` (see `rouba_training.config.TrainConfig`).
-A run folder holds ``checkpoint.pt`` (everything needed to resume: weights,
-optimizer, opponent pool, counters, RNG states; loaded with
-``weights_only=True``), ``policy/`` (the latest policy as safetensors +
-metadata, loadable with ``checkpoint:RUN_DIR/policy``), ``metrics.csv``,
-``eval.csv``, TensorBoard events under ``tb/``, ``final_eval.json`` and
-``learning_curve.png``.
+Run it with ``rouba-train`` (see `rouba_training.config.TrainConfig`). The run
+folder's files and its guarantees are described in `rouba_training.run_folder`.
+SIGINT (Ctrl-C) or SIGTERM finishes the current update, writes a checkpoint and
+returns; checkpoints also come every ``checkpoint_interval`` updates and every
+``checkpoint_minutes``, so a kill loses little.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
-import os
+import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,15 +21,31 @@ import numpy as np
 import torch
 
 from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.rules.config import make_rules
-from rouba_training.network import ActorCritic, save_policy
 from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
+from rouba_env.rules.config import make_rules
 from rouba_training.config import TrainConfig
-from rouba_training.periodic_evaluation import evaluate_network
+from rouba_training.network import ActorCritic, save_policy
 from rouba_training.opponents import OpponentPool
+from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.ppo import ppo_update
-from rouba_training.rollout import TableRunner, merge
+from rouba_training.rollout import SelfPlayGames, merge
+from rouba_training.run_folder import (
+    CURVE_FILE,
+    EVAL_FILE,
+    FINAL_EVAL_FILE,
+    METRICS_FILE,
+    POLICY_DIR,
+    TENSORBOARD_DIR,
+    RunFolderError,
+    append_rows,
+    policy_update,
+    prepare,
+    read_resume_file,
+    save_resume_file,
+    truncate_rows,
+)
 
 METRIC_FIELDS = [
     "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",
@@ -42,44 +56,8 @@ EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_
                "mean_margin", "mean_score"]
 SHAPE_FIELDS = ("num_players", "max_players", "hidden_sizes", "rules")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
-CHECKPOINT_FILE = "checkpoint.pt"
-POLICY_DIR = "policy"
-
-
-def _atomic_torch_save(obj, path: Path) -> None:
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    os.close(handle)
-    try:
-        torch.save(obj, temp)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
-def _append_rows(path: Path, fields: list[str], rows: list[dict]) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=fields)
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
-
-
-def _truncate_rows(path: Path, last_update: int) -> None:
-    """Drop rows written after the checkpoint we resume from (atomically)."""
-    if not path.exists():
-        return
-    with path.open(newline="") as stream:
-        reader = csv.DictReader(stream)
-        fields = reader.fieldnames or []
-        rows = [row for row in reader if int(row["update"]) <= last_update]
-    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(handle, "w", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(temp, path)
+EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
+"""Exit codes of a run stopped by a signal (128 + the signal number), after its checkpoint is written."""
 
 
 def plot_learning_curve(run_dir: Path) -> Path | None:
@@ -89,7 +67,7 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    eval_path, metrics_path = run_dir / "eval.csv", run_dir / "metrics.csv"
+    eval_path, metrics_path = run_dir / EVAL_FILE, run_dir / METRICS_FILE
     if not metrics_path.exists():
         return None
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
@@ -110,19 +88,57 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
     right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics])
     right.set(xlabel="learner steps", ylabel="mean final training reward", title="Training games (mixed opponents)")
     figure.tight_layout()
-    path = run_dir / "learning_curve.png"
-    handle, temp = tempfile.mkstemp(dir=run_dir, suffix=".png")
-    os.close(handle)
-    figure.savefig(temp, dpi=110)
-    plt.close(figure)
-    os.replace(temp, path)
+    path = run_dir / CURVE_FILE
+    try:
+        write_atomically(path, lambda temp: figure.savefig(temp, dpi=110, format="png"))
+    finally:
+        plt.close(figure)
     return path
 
 
-def train(config: TrainConfig, resume: bool = False, command: str | None = None) -> dict:
-    """Train by PPO self-play; returns the final evaluation (also written to the run folder)."""
+
+
+@contextlib.contextmanager
+def stop_on_signals(signals=(signal.SIGINT, signal.SIGTERM)):
+    """Within the block, SIGINT/SIGTERM only ask to stop (``received[0]`` names the signal); a second one stops at once."""
+    received: list[signal.Signals] = []
+    previous = {}
+
+    def ask_to_stop(number, frame):
+        if received:  # asked twice: stop now (the last checkpoint stays)
+            signal.signal(number, previous[number])
+            raise KeyboardInterrupt
+        received.append(signal.Signals(number))
+        print(f"\n{signal.Signals(number).name}: stopping after this update and writing a checkpoint "
+              f"(send it again to stop at once)", file=sys.stderr, flush=True)
+
+    try:
+        for number in signals:
+            previous[number] = signal.signal(number, ask_to_stop)
+    except ValueError:  # not the main thread: signals stay as they are
+        previous.clear()
+    try:
+        yield received
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def resume_command(config: TrainConfig) -> str:
+    return f"rouba-train --resume --run-dir {config.run_dir}"
+
+
+def train(config: TrainConfig, resume: bool = False, command: str | None = None, overwrite: bool = False,
+          saved: dict | None = None) -> dict:
+    """Train by PPO self-play; returns the final evaluation (also written to the run folder).
+
+    ``resume`` carries on from the run folder's checkpoint (``saved``: that
+    checkpoint already read by `read_resume_file`, else it is read here);
+    ``overwrite`` deletes an earlier run in the folder. A run stopped by
+    SIGINT/SIGTERM returns early with ``interrupted`` set to the signal's name.
+    """
     run_dir = Path(config.run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    prepare(run_dir, resume, overwrite)
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("--device cuda asked for, but torch sees no CUDA device")
@@ -148,39 +164,37 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
 
     learner_steps, engine_steps, games, update, elapsed = 0, 0, 0, 0, 0.0
     latest_eval: list[dict] = []
-    checkpoint_path = run_dir / CHECKPOINT_FILE
     if resume:
-        if not checkpoint_path.exists():
-            raise FileNotFoundError(f"--resume: no {CHECKPOINT_FILE} in {run_dir}")
-        # RNG states must stay on the CPU; load_state_dict moves weights to the parameters' device.
-        saved = torch.load(checkpoint_path, map_location="cpu", weights_only=True)
-        changed = sorted(k for k, v in saved["config"].items() if config.to_dict().get(k) != v)
-        fixed = sorted(set(changed) & set(SHAPE_FIELDS))
+        saved = read_resume_file(run_dir) if saved is None else saved
+        fixed = sorted(k for k in SHAPE_FIELDS if saved["config"].get(k, config.to_dict()[k]) != config.to_dict()[k])
         if fixed:
             raise ValueError(f"--resume: {fixed} differ from the checkpoint's "
                              f"({ {k: saved['config'][k] for k in fixed} }); they fix the network's shape")
-        if set(changed) - {"total_steps"}:
-            print(f"note: resuming with changed settings {changed}", file=sys.stderr)
-        network.load_state_dict(saved["network"])
-        optimizer.load_state_dict(saved["optimizer"])
-        pool.load_state_dict(saved["pool"], network)
+        try:
+            # RNG states stay on the CPU; load_state_dict moves weights to the parameters' device.
+            network.load_state_dict(saved["network"])
+            optimizer.load_state_dict(saved["optimizer"])
+            pool.load_state_dict(saved["pool"], network)
+            rng.bit_generator.state = saved["numpy_rng"]
+            torch.set_rng_state(saved["torch_rng"])
+            generator.set_state(saved["generator"])
+        except (RuntimeError, KeyError, ValueError, TypeError) as error:
+            raise RunFolderError(f"cannot resume from {run_dir / 'checkpoint.pt'}: it does not match this run "
+                                 f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from None
         learner_steps, engine_steps, games = saved["learner_steps"], saved["engine_steps"], saved["games"]
         update, elapsed = saved["update"], saved["seconds"]
         latest_eval = list(saved.get("latest_eval", []))
-        rng.bit_generator.state = saved["numpy_rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        generator.set_state(saved["generator"])
-        _truncate_rows(run_dir / "metrics.csv", update)
-        _truncate_rows(run_dir / "eval.csv", update)
-    if config.ray:  # rollout actors on a Ray cluster collect the batch (training/distributed.py)
+        truncate_rows(run_dir / METRICS_FILE, update)
+        truncate_rows(run_dir / EVAL_FILE, update)
+    if config.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
         from rouba_training.distributed import RayCollector
 
         collector = RayCollector(config, tables, max_players, pool, update)
         collect = collector.collect
     else:
         runners = [
-            TableRunner(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + update, max_players,
-                        config.reward, pool, rng)
+            SelfPlayGames(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + update, max_players,
+                          config.reward, pool, rng)
             for index, rules in enumerate(tables)
         ]
 
@@ -191,23 +205,32 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    writer = SummaryWriter(str(run_dir / "tb"))
+    # On resume, TensorBoard drops the points logged after the checkpoint (their step axis is learner steps).
+    writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=learner_steps + 1 if resume else None)
     bar = tqdm(total=config.total_steps, initial=min(learner_steps, config.total_steps), unit="step",
                disable=not config.progress, dynamic_ncols=True, desc="training")
 
     def save_checkpoint() -> None:
+        # checkpoint.pt first: a kill before policy/ is rewritten is repaired on resume (policy from checkpoint).
+        save_resume_file(run_dir, {
+            "config": config.to_dict(), "network": network.state_dict(), "optimizer": optimizer.state_dict(),
+            "pool": pool.state_dict(), "learner_steps": learner_steps, "engine_steps": engine_steps,
+            "games": games, "update": update, "seconds": float(elapsed), "numpy_rng": rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(), "generator": generator.get_state(),
+            "observation_version": OBSERVATION_VERSION, "latest_eval": latest_eval,
+        })
         save_policy(run_dir / POLICY_DIR, network, tables[0], max_players, extra={
             "learner_steps": learner_steps, "update": update, "command": command,
             "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
             "evaluation": latest_eval,
         })
-        _atomic_torch_save({
-            "config": config.to_dict(), "network": network.state_dict(), "optimizer": optimizer.state_dict(),
-            "pool": pool.state_dict(), "learner_steps": learner_steps, "engine_steps": engine_steps,
-            "games": games, "update": update, "seconds": elapsed, "numpy_rng": rng.bit_generator.state,
-            "torch_rng": torch.get_rng_state(), "generator": generator.get_state(),
-            "observation_version": OBSERVATION_VERSION, "latest_eval": latest_eval,
-        }, checkpoint_path)
+
+    if resume and policy_update(run_dir) != update:
+        save_policy(run_dir / POLICY_DIR, network, tables[0], max_players, extra={
+            "learner_steps": learner_steps, "update": update, "command": command,
+            "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
+            "evaluation": latest_eval,
+        })
 
     def run_evaluation(games_per_opponent: int) -> list[dict]:
         rows = []
@@ -220,65 +243,76 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None)
                 writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], learner_steps)
         return rows
 
-    while learner_steps < config.total_steps:
-        started = time.perf_counter()
-        fraction_left = 1.0 - learner_steps / config.total_steps
-        for group in optimizer.param_groups:
-            group["lr"] = config.learning_rate * fraction_left
+    if not resume:
+        save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
+    last_checkpoint = time.monotonic()
+    with stop_on_signals() as received:
+        while learner_steps < config.total_steps and not received:
+            started = time.perf_counter()
+            fraction_left = 1.0 - learner_steps / config.total_steps
+            for group in optimizer.param_groups:
+                group["lr"] = config.learning_rate * fraction_left
 
-        network.eval()
-        batch = collect(network)
-        stats = ppo_update(network, optimizer, batch, config, generator, device, update + 1)
-        size = len(batch.actions)
+            network.eval()
+            batch = collect(network)
+            stats = ppo_update(network, optimizer, batch, config, generator, device, update + 1)
+            size = len(batch.actions)
 
-        update += 1
-        learner_steps += size
-        engine_steps += batch.engine_steps
-        games += batch.games_finished
-        seconds = time.perf_counter() - started
-        elapsed += seconds
-        row = {
-            "update": update, "learner_steps": learner_steps, "engine_steps": engine_steps, "games": games,
-            "seconds": round(elapsed, 2), "steps_per_second": round(size / seconds, 1),
-            "learning_rate": optimizer.param_groups[0]["lr"],
-            **stats,
-            "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
-            "pool_size": len(pool.snapshots),
-        }
-        _append_rows(run_dir / "metrics.csv", METRIC_FIELDS, [row])
-        for name in METRIC_FIELDS[5:]:
-            writer.add_scalar(f"train/{name}", row[name], learner_steps)
-        bar.update(min(size, config.total_steps - bar.n))
-        bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
-                        kl=f"{row['approx_kl']:.3f}")
+            update += 1
+            learner_steps += size
+            engine_steps += batch.engine_steps
+            games += batch.games_finished
+            seconds = time.perf_counter() - started
+            elapsed += seconds
+            row = {
+                "update": update, "learner_steps": learner_steps, "engine_steps": engine_steps, "games": games,
+                "seconds": round(elapsed, 2), "steps_per_second": round(size / seconds, 1),
+                "learning_rate": optimizer.param_groups[0]["lr"],
+                **stats,
+                "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
+                "pool_size": len(pool.snapshots),
+            }
+            append_rows(run_dir / METRICS_FILE, METRIC_FIELDS, [row])
+            for name in METRIC_FIELDS[5:]:
+                writer.add_scalar(f"train/{name}", row[name], learner_steps)
+            bar.update(min(size, config.total_steps - bar.n))
+            bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
+                            kl=f"{row['approx_kl']:.3f}")
 
-        if update % config.snapshot_interval == 0:
-            pool.add_snapshot(network, learner_steps)
-        if config.eval_interval and update % config.eval_interval == 0:
-            latest_eval = run_evaluation(config.eval_games)
-            _append_rows(run_dir / "eval.csv", EVAL_FIELDS, latest_eval)
-            bar.write(f"update {update}, {learner_steps} steps: " + ", ".join(
-                f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]" for r in latest_eval))
-        if update % config.checkpoint_interval == 0:
-            save_checkpoint()
+            if update % config.snapshot_interval == 0:
+                pool.add_snapshot(network, learner_steps)
+            if config.eval_interval and update % config.eval_interval == 0 and not received:
+                latest_eval = run_evaluation(config.eval_games)
+                append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
+                bar.write(f"update {update}, {learner_steps} steps: " + ", ".join(
+                    f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
+                    for r in latest_eval))
+            minutes = (time.monotonic() - last_checkpoint) / 60
+            if (update % config.checkpoint_interval == 0 or received
+                    or (config.checkpoint_minutes and minutes >= config.checkpoint_minutes)):
+                save_checkpoint()
+                last_checkpoint = time.monotonic()
+        interrupted = received[0].name if received else None
 
     bar.close()
     if config.ray:
         collector.close()
-    save_checkpoint()
     final = {"learner_steps": learner_steps, "updates": update, "seconds_training": round(elapsed, 1),
-             "learner_steps_per_second": round(learner_steps / max(elapsed, 1e-9), 1), "evaluation": []}
+             "learner_steps_per_second": round(learner_steps / max(elapsed, 1e-9), 1), "evaluation": [],
+             "interrupted": interrupted}
+    if interrupted:
+        writer.close()
+        final["resume_command"] = resume_command(config)
+        return final
+    save_checkpoint()
     if config.final_eval_games:
         started = time.perf_counter()
         final["evaluation"] = run_evaluation(config.final_eval_games)
         final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
         latest_eval = final["evaluation"]
-        _append_rows(run_dir / "eval.csv", EVAL_FIELDS, latest_eval)
+        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
         save_checkpoint()
-    handle, temp = tempfile.mkstemp(dir=run_dir, suffix=".tmp")
-    with os.fdopen(handle, "w") as stream:
-        json.dump(final, stream, indent=2)
-    os.replace(temp, run_dir / "final_eval.json")
+    write_atomically(run_dir / FINAL_EVAL_FILE, json.dumps(final, indent=2) + "\n")
     plot_learning_curve(run_dir)
     writer.close()
     return final

@@ -1,8 +1,11 @@
-"""End-to-end training runs: tiny, but every part of the loop runs."""
+"""End-to-end training runs: tiny, but every part of the loop runs, including kills, interrupts and bad files."""
 
 import csv
+import errno
+import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -12,20 +15,63 @@ import numpy as np
 import pytest
 import torch
 
-from rouba_env.players.registry import make_policy
 from rouba_env import preset
+from rouba_env.cli.train import main as train_main
+from rouba_env.players.registry import make_policy
 from rouba_training.config import TrainConfig, config_from_args, load_toml
+from rouba_training.run_folder import RunFolderError, policy_update
 from rouba_training.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = dict(total_steps=1500, num_envs=16, rollout_steps=8, minibatch_size=256, update_epochs=1,
             hidden_sizes=(16,), eval_interval=2, eval_games=4, final_eval_games=4, checkpoint_interval=1,
             snapshot_interval=1, scripted_opponents=("greedy",), eval_opponents=("random",), progress=False)
+TINY_FLAGS = ["--num-envs", "16", "--rollout-steps", "8", "--minibatch-size", "256", "--update-epochs", "1",
+              "--hidden-sizes", "16", "--eval-interval", "0", "--final-eval-games", "0",
+              "--scripted-opponents", "greedy", "--no-progress"]
 
 
 def metric_rows(run_dir: Path) -> list[dict]:
     with (run_dir / "metrics.csv").open(newline="") as stream:
         return list(csv.DictReader(stream))
+
+
+def tensorboard_steps(run_dir: Path, tag: str = "train/policy_loss") -> list[int]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    accumulator = EventAccumulator(str(run_dir / "tb"))  # the run as TensorBoard shows it (purges applied)
+    accumulator.Reload()
+    return [event.step for event in accumulator.Scalars(tag)] if tag in accumulator.Tags()["scalars"] else []
+
+
+def assert_consistent(run_dir: Path) -> dict:
+    """checkpoint.pt, policy/, metrics.csv and TensorBoard agree; no temporary files; files readable by others."""
+    saved = torch.load(run_dir / "checkpoint.pt", weights_only=True)
+    assert policy_update(run_dir) == saved["update"], "policy/ is from the checkpoint's update"
+    rows = metric_rows(run_dir)
+    assert [int(r["update"]) for r in rows] == list(range(1, saved["update"] + 1))
+    steps = tensorboard_steps(run_dir)
+    assert steps == sorted(set(steps)) and steps[-1] == saved["learner_steps"], "TensorBoard trimmed to the checkpoint"
+    leftovers = [p.name for p in run_dir.rglob("*.tmp")]
+    assert not leftovers, leftovers
+    for path in (run_dir / "checkpoint.pt", run_dir / "policy" / "model.safetensors", run_dir / "metrics.csv"):
+        assert stat.S_IMODE(path.stat().st_mode) & 0o044 == 0o044, f"{path} is readable by others"
+    return saved
+
+
+def start(run_dir: Path, *extra: str) -> subprocess.Popen:
+    command = [sys.executable, "-m", "rouba_env.cli.train", "--run-dir", str(run_dir), "--total-steps", "10000000",
+               "--checkpoint-interval", "3", *TINY_FLAGS, *extra]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_rows(process: subprocess.Popen, run_dir: Path, count: int) -> None:
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and process.poll() is None:
+        if (run_dir / "metrics.csv").exists() and len(metric_rows(run_dir)) >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the run did not get to {count} updates: {process.communicate()[1]}")
 
 
 @pytest.mark.slow
@@ -34,17 +80,15 @@ def test_tiny_training_run_writes_everything(tmp_path):
     for name in ("checkpoint.pt", "metrics.csv", "eval.csv", "final_eval.json", "learning_curve.png",
                  "policy/model.safetensors", "policy/metadata.json"):
         assert (tmp_path / name).exists(), name
-    assert list((tmp_path / "tb").iterdir()), "TensorBoard events"
     assert final["learner_steps"] >= 1500 and final["evaluation"][0]["opponent"] == "random"
-    rows = metric_rows(tmp_path)
-    assert [int(r["update"]) for r in rows] == list(range(1, len(rows) + 1))
+    assert final["interrupted"] is None
+    saved = assert_consistent(tmp_path)
+    assert saved["learner_steps"] == final["learner_steps"]
     policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard"))
     obs = np.zeros((3, policy.encoder.size), dtype=np.float32)
     mask = np.zeros((3, policy.actions.size), dtype=np.int8)
     mask[:, [5, 9]] = 1
     assert set(policy.act_batch(obs, mask, np.random.default_rng(0)).tolist()) <= {5, 9}
-    state = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
-    assert state["learner_steps"] == final["learner_steps"]
 
 
 @pytest.mark.slow
@@ -64,31 +108,102 @@ def test_mixed_table_sizes_share_one_network(tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_after_a_kill(tmp_path):
+@pytest.mark.parametrize("kill_after", [2, 4, 7])
+def test_sigkill_at_any_point_then_resume_leaves_a_consistent_folder(tmp_path, kill_after):
     run_dir = tmp_path / "run"
-    command = [sys.executable, str(ROOT / "scripts" / "train.py"), "--run-dir", str(run_dir),
-               "--total-steps", "200000", "--num-envs", "16", "--rollout-steps", "8", "--minibatch-size", "256",
-               "--update-epochs", "1", "--hidden-sizes", "16", "--eval-interval", "0", "--final-eval-games", "0",
-               "--checkpoint-interval", "1", "--scripted-opponents", "greedy", "--progress", "false"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    checkpoint = run_dir / "checkpoint.pt"
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and process.poll() is None:
-        if checkpoint.exists() and len(metric_rows(run_dir)) >= 3:
-            break
-        time.sleep(0.2)
-    assert process.poll() is None, process.stderr.read().decode()
+    process = start(run_dir, "--seed", "3")
+    wait_for_rows(process, run_dir, kill_after)
+    time.sleep(0.01 * kill_after)  # somewhere inside the next update or checkpoint write
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    saved = torch.load(checkpoint, weights_only=True)
-    resumed = subprocess.run(command[:5] + [str(saved["learner_steps"] + 500)] + command[6:] + ["--resume"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=240)
+    written = len(metric_rows(run_dir))
+    saved = torch.load(run_dir / "checkpoint.pt", weights_only=True)
+    assert written - saved["update"] <= 3, "at most one checkpoint interval (3 updates) is lost"
+    target = saved["learner_steps"] + 300
+    resumed = subprocess.run([sys.executable, "-m", "rouba_env.cli.train", "--resume", "--run-dir", str(run_dir),
+                              "--total-steps", str(target)], cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert resumed.returncode == 0, resumed.stderr
-    rows = metric_rows(run_dir)
-    updates = [int(r["update"]) for r in rows]
-    assert updates == list(range(1, len(rows) + 1)), "no update lost or repeated"
-    assert updates[-1] > saved["update"]
-    assert int(rows[saved["update"]]["learner_steps"]) > saved["learner_steps"]
+    assert f"total_steps: 10000000 -> {target}" in resumed.stdout, "the changed setting is shown as old -> new"
+    after = assert_consistent(run_dir)
+    assert after["update"] > saved["update"] and list(after["config"]["hidden_sizes"]) == [16], "saved settings restored"
+    assert after["config"]["num_envs"] == 16 and after["config"]["seed"] == 3
+
+
+@pytest.mark.slow
+def test_sigint_and_sigterm_checkpoint_then_resume_carries_on(tmp_path):
+    run_dir = tmp_path / "run"
+    for number, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+        process = start(run_dir, *(["--resume"] if number == signal.SIGTERM else []))
+        wait_for_rows(process, run_dir, len(metric_rows(run_dir)) + 2 if (run_dir / "metrics.csv").exists() else 2)
+        process.send_signal(number)
+        stdout, stderr = process.communicate(timeout=120)
+        assert process.returncode == code, stderr
+        assert "Traceback" not in stderr and "rouba-train --resume --run-dir" in stdout
+        saved = assert_consistent(run_dir)
+        assert saved["update"] == len(metric_rows(run_dir)), "the interrupted update was checkpointed"
+
+
+def test_fresh_run_into_a_used_folder_needs_overwrite_or_resume(tmp_path, capsys):
+    flags = ["--run-dir", str(tmp_path), "--total-steps", "200", *TINY_FLAGS]
+    assert train_main(flags) == 0
+    first = metric_rows(tmp_path)
+    assert train_main(flags) == 2
+    assert "already holds a run" in capsys.readouterr().err
+    assert metric_rows(tmp_path) == first, "nothing appended"
+    assert train_main(flags + ["--overwrite"]) == 0
+    assert [r["update"] for r in metric_rows(tmp_path)] == [r["update"] for r in first]
+    assert len(list((tmp_path / "tb").iterdir())) == 1, "one TensorBoard events file"
+    assert train_main(flags + ["--resume", "--overwrite"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+    assert train_main(["--resume", "--run-dir", str(tmp_path / "nothing"), "--no-progress"]) == 2
+    assert "no checkpoint.pt" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "not a dict", "missing field", "wrong network"])
+def test_a_damaged_resume_file_is_one_error_line(tmp_path, capsys, damage):
+    flags = ["--run-dir", str(tmp_path), "--total-steps", "150", *TINY_FLAGS]
+    assert train_main(flags) == 0
+    checkpoint = tmp_path / "checkpoint.pt"
+    data = checkpoint.read_bytes()
+    if damage == "garbage":
+        checkpoint.write_bytes(b"\x80\x04not really a pickle" * 10)
+    elif damage == "truncated":
+        checkpoint.write_bytes(data[: len(data) // 2])
+    elif damage == "empty":
+        checkpoint.write_bytes(b"")
+    elif damage == "not a dict":
+        torch.save([1, 2, 3], checkpoint)
+    elif damage == "missing field":
+        state = torch.load(checkpoint, weights_only=True)
+        del state["optimizer"]
+        torch.save(state, checkpoint)
+    else:
+        state = torch.load(checkpoint, weights_only=True)
+        state["network"] = {"nonsense": torch.zeros(2)}
+        torch.save(state, checkpoint)
+    capsys.readouterr()
+    assert train_main(["--resume", "--run-dir", str(tmp_path), "--total-steps", "400"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: cannot resume from") and str(checkpoint) in err[0], err
+
+
+@pytest.mark.parametrize("code, cause", [(errno.ENOSPC, "the disk is full"), (errno.EROFS, "read-only")])
+def test_disk_errors_are_one_line_and_keep_the_last_checkpoint(tmp_path, capsys, monkeypatch, code, cause):
+    flags = ["--run-dir", str(tmp_path), "--total-steps", "150", *TINY_FLAGS]
+    assert train_main(flags) == 0
+    before = (tmp_path / "checkpoint.pt").read_bytes()
+    import rouba_env.files
+
+    def failing_replace(source, target):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(rouba_env.files.os, "replace", failing_replace)
+    capsys.readouterr()
+    assert train_main(["--resume", "--run-dir", str(tmp_path), "--total-steps", "400"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: cannot write") and cause in err[0], err
+    assert (tmp_path / "checkpoint.pt").read_bytes() == before
+    assert not list(tmp_path.rglob("*.tmp"))
 
 
 def test_config_errors_and_toml(tmp_path):
@@ -96,6 +211,13 @@ def test_config_errors_and_toml(tmp_path):
         TrainConfig(num_envs=0)
     with pytest.raises(ValueError, match="table sizes in 2..8"):
         TrainConfig(num_players=(9,))
+    with pytest.raises(ValueError, match="learning_rate must be a finite number"):
+        TrainConfig(learning_rate=float("nan"))
+    with pytest.raises(ValueError, match="seed must be int"):
+        TrainConfig(seed="7")
+    with pytest.raises(ValueError, match="hidden_sizes must be a list of int"):
+        TrainConfig(hidden_sizes=64)
+    assert TrainConfig(seed=np.int64(3)).seed == 3
     good = tmp_path / "run.toml"
     good.write_text('total_steps = 1000\nnum_players = [2, 3]\nlearning_rate = 1\n')
     config, resume = config_from_args(["--config", str(good), "--seed", "7"])
@@ -110,11 +232,10 @@ def test_config_errors_and_toml(tmp_path):
 
 
 @pytest.mark.slow
-def test_train_script_rejects_bad_settings():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), "--num-envs", "0"],
-                            capture_output=True, text=True, cwd=ROOT)
-    assert result.returncode == 2 and "num_envs must be positive" in result.stderr
-    assert "Traceback" not in result.stderr
+def test_train_command_rejects_bad_settings_in_one_line():
+    for script in (["rouba-train"], [sys.executable, str(ROOT / "scripts" / "train.py")]):
+        result = subprocess.run([*script, "--num-envs", "0"], capture_output=True, text=True, cwd=ROOT)
+        assert result.returncode == 2 and result.stderr.strip() == "error: num_envs must be positive, got 0"
 
 
 def test_resume_refuses_a_different_network_shape(tmp_path):
@@ -122,7 +243,7 @@ def test_resume_refuses_a_different_network_shape(tmp_path):
     train(TrainConfig(run_dir=str(tmp_path), **config))
     with pytest.raises(ValueError, match=r"--resume: \['hidden_sizes'\] differ"):
         train(TrainConfig(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=600)), resume=True)
-    with pytest.raises(FileNotFoundError, match="no checkpoint.pt"):
+    with pytest.raises(RunFolderError, match="no checkpoint.pt"):
         train(TrainConfig(run_dir=str(tmp_path / "empty"), **config), resume=True)
 
 
@@ -131,3 +252,4 @@ def test_a_checkpoint_can_join_the_opponent_pool(tmp_path):
     final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=400, scripted_opponents=("checkpoint:2p",),
                                                             scripted_weight=1.0, final_eval_games=0, eval_interval=0)))
     assert final["learner_steps"] >= 400
+    assert json.loads((tmp_path / "policy" / "metadata.json").read_text())["update"] >= 1

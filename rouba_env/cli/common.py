@@ -1,0 +1,53 @@
+"""What every command-line tool shares: the one-line error contract and a progress bar without hard dependencies."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+EXIT_USAGE = 2
+"""Exit status of a command that refused its input or could not read or write a file."""
+
+
+def fail(message: str) -> int:
+    """Print ``error: message`` on standard error (one line) and return `EXIT_USAGE`."""
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+class Progress:
+    """A tqdm progress bar when tqdm is installed (the ``train`` extra), else a line every tenth of the work."""
+
+    def __init__(self, total: int, unit: str, enabled: bool = True):
+        self.total, self.unit, self.enabled, self.done, self._next_report = total, unit, enabled, 0, total / 10
+        self._bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self._bar = tqdm(total=total, unit=unit, desc=f"{unit}s", file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, count: int) -> None:
+        self.done += count
+        if self._bar is not None:
+            self._bar.update(count)
+        elif self.enabled and self.done >= self._next_report:
+            print(f"{self.done}/{self.total} {self.unit}s", file=sys.stderr, flush=True)
+            self._next_report += self.total / 10
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def run_main(main: Callable[[list[str] | None], int]) -> None:
+    """``sys.exit(main())`` for ``python -m`` and scripts."""
+    sys.exit(main(None))

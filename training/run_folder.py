@@ -1,0 +1,144 @@
+"""A training run's folder, kept consistent whatever happens to the process.
+
+Files: ``checkpoint.pt`` (everything needed to resume, read with
+``torch.load(weights_only=True)``), ``policy/`` (the same update's policy as
+a checkpoint that plays without torch), ``metrics.csv``, ``eval.csv``,
+TensorBoard events under ``tb/``, ``final_eval.json``, ``learning_curve.png``.
+
+Guarantees:
+
+* every file is written atomically (`rouba_env.files.write_atomically`), so a
+  kill leaves the previous version whole; temporary files of a killed write
+  are removed when the run folder is opened again;
+* ``policy/`` is written from the same update as ``checkpoint.pt``: a resume
+  rewrites it from the checkpoint when a kill fell between the two writes;
+* on resume, CSV rows and TensorBoard points written after the checkpoint are
+  dropped (``purge_step``), so the curves do not go back on themselves;
+* a fresh run never mixes with an earlier one: a folder holding a run needs
+  ``--resume`` or ``--overwrite``.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import io
+import pickle
+import shutil
+import zipfile
+from pathlib import Path
+
+from rouba_env.files import remove_stale_temporaries, write_atomically
+
+CHECKPOINT_FILE = "checkpoint.pt"
+POLICY_DIR = "policy"
+METRICS_FILE = "metrics.csv"
+EVAL_FILE = "eval.csv"
+TENSORBOARD_DIR = "tb"
+FINAL_EVAL_FILE = "final_eval.json"
+CURVE_FILE = "learning_curve.png"
+RUN_FILES = (CHECKPOINT_FILE, POLICY_DIR, METRICS_FILE, EVAL_FILE, TENSORBOARD_DIR, FINAL_EVAL_FILE, CURVE_FILE)
+"""What a run writes; ``--overwrite`` deletes exactly these."""
+CHECKPOINT_KEYS = {"config": dict, "network": dict, "optimizer": dict, "pool": dict, "learner_steps": int,
+                   "engine_steps": int, "games": int, "update": int, "seconds": float, "numpy_rng": dict}
+"""Fields a resume file must hold, with their types."""
+
+
+class RunFolderError(RuntimeError):
+    """The run folder cannot be used as asked; the message says why and what to do."""
+
+
+def prepare(run_dir: Path, resume: bool, overwrite: bool) -> None:
+    """Create the folder, refuse to mix a fresh run with an earlier one, clear leftovers of killed writes."""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunFolderError(f"cannot create the run folder {run_dir}: {error.strerror or error}") from None
+    existing = [name for name in RUN_FILES if (run_dir / name).exists()]
+    if resume:
+        if not (run_dir / CHECKPOINT_FILE).is_file():
+            raise RunFolderError(f"--resume: no {CHECKPOINT_FILE} in {run_dir}; start a fresh run without --resume")
+    elif existing:
+        if not overwrite:
+            raise RunFolderError(f"{run_dir} already holds a run ({', '.join(existing)}); add --resume to carry on "
+                                 f"or --overwrite to start again (its files are deleted)")
+        for name in existing:
+            path = run_dir / name
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    remove_stale_temporaries(run_dir)
+    if (run_dir / POLICY_DIR).is_dir():
+        remove_stale_temporaries(run_dir / POLICY_DIR)
+
+
+def read_resume_file(run_dir: Path) -> dict:
+    """The saved training state, or a `RunFolderError` naming the file and what is wrong with it."""
+    import torch
+
+    path = run_dir / CHECKPOINT_FILE
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, EOFError, zipfile.BadZipFile, RuntimeError, ValueError, KeyError,
+            AttributeError, TypeError, IndexError) as error:
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise RunFolderError(f"cannot resume from {path}: the file is damaged or not a rouba_env checkpoint "
+                             f"({type(error).__name__}: {reason})") from None
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.EACCES, errno.EPERM):
+            raise RunFolderError(f"cannot read {path}: {error.strerror or error}") from None
+        raise RunFolderError(f"cannot resume from {path}: the file is damaged or truncated "
+                             f"({error.strerror or error})") from None
+    if not isinstance(saved, dict):
+        raise RunFolderError(f"cannot resume from {path}: it holds a {type(saved).__name__}, not a training state")
+    for key, kind in CHECKPOINT_KEYS.items():
+        value = saved.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise RunFolderError(f"cannot resume from {path}: field {key!r} is missing or not a {kind.__name__}; "
+                                 f"the file is damaged")
+    return saved
+
+
+def save_resume_file(run_dir: Path, state: dict) -> None:
+    """Write ``checkpoint.pt`` atomically (torch's zip format; tensors and plain data only)."""
+    import torch
+
+    write_atomically(run_dir / CHECKPOINT_FILE, lambda path: torch.save(state, path))
+
+
+def append_rows(path: Path, fields: list[str], rows: list[dict]) -> None:
+    """Append rows to a CSV file, with a header when the file is new."""
+    new = not path.exists()
+    try:
+        with path.open("a", newline="") as stream:
+            writer = csv.DictWriter(stream, fieldnames=fields)
+            if new:
+                writer.writeheader()
+            writer.writerows(rows)
+    except OSError as error:
+        from rouba_env.files import FileWriteError, describe_os_error
+
+        raise FileWriteError(error.errno, f"cannot write {path}: {describe_os_error(error)}") from error
+
+
+def truncate_rows(path: Path, last_update: int) -> None:
+    """Drop the rows written after update ``last_update`` (the checkpoint a run resumes from)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as stream:
+        reader = csv.DictReader(stream)
+        fields = reader.fieldnames or []
+        rows = [row for row in reader if row.get("update", "").isdigit() and int(row["update"]) <= last_update]
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=fields, lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomically(path, text.getvalue())
+
+
+def policy_update(run_dir: Path) -> int | None:
+    """The update recorded in ``policy/metadata.json``, or None when there is no readable one."""
+    import json
+
+    try:
+        return int(json.loads((run_dir / POLICY_DIR / "metadata.json").read_text())["update"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
