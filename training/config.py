@@ -180,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
         if kind == "tuple":
             parser.add_argument(flag, dest=field.name, type=converter, nargs="+", default=None,
                                 help=f"{docs[field.name]} (default: {' '.join(map(str, field.default))})")
+        elif base is bool:  # a bare --flag means true; --flag false/true also works
+            parser.add_argument(flag, dest=field.name, type=converter, nargs="?", const=True, default=None,
+                                help=f"{docs[field.name]} (default: {field.default})")
         else:
             parser.add_argument(flag, dest=field.name, type=converter, default=None,
                                 help=f"{docs[field.name]} (default: {field.default})")
