@@ -17,6 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+MINIBATCH_SIZE = 512
+"""Env steps per PPO gradient step (fewer when the whole batch is smaller)."""
+
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -49,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     config = selfplay_config(num_players=args.num_players, scripted=args.scripted,
                              snapshot_interval=args.snapshot_interval, pool_size=args.pool_size,
                              num_env_runners=args.num_env_runners, train_batch_size=args.train_batch_size,
-                             seed=args.seed)
+                             minibatch_size=min(MINIBATCH_SIZE, args.train_batch_size), seed=args.seed)
     algo = config.build_algo()
     try:
         for _ in range(args.iterations):

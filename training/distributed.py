@@ -26,6 +26,7 @@ with ``pip install -e ".[ray]"``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 
@@ -184,7 +185,11 @@ class RayCollector:
                       file=sys.stderr)
                 self.pids[index] = pid
                 self.restarts += 1
-        return merge([batch for batch, _ in results])
+        merged = merge([batch for batch, _ in results])
+        # Arrays fetched from the object store are read-only views; torch wants writable ones.
+        copies = {field.name: np.array(value) for field in dataclasses.fields(merged)
+                  if isinstance(value := getattr(merged, field.name), np.ndarray) and not value.flags.writeable}
+        return dataclasses.replace(merged, **copies)
 
     def close(self) -> None:
         """End the actors, and the local Ray if this collector started it."""

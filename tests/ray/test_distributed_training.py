@@ -15,7 +15,7 @@ from rouba_env.encoding.observation import ObservationEncoder
 from rouba_training.network import ActorCritic
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
-from rouba_training.config import TrainConfig
+from rouba_training.config import TrainConfig, config_from_args
 from rouba_training.distributed import ACTOR_NAME, RayCollector, RolloutWorker, network_state, split_slots
 from rouba_training.opponents import OpponentPool
 from rouba_training.train import train
@@ -40,6 +40,8 @@ def test_config_checks_ray_settings():
     with pytest.raises(ValueError, match="num_envs"):
         TrainConfig(ray=True, rollout_workers=9, num_envs=8)
     assert TrainConfig(ray_address="auto").ray
+    config, _ = config_from_args(["--ray", "--rollout-workers", "3", "--no-progress"])
+    assert config.ray and config.rollout_workers == 3 and not config.progress
 
 
 def _setup(config: TrainConfig):
