@@ -66,6 +66,11 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
 """Every built-in player name and its factory."""
 
 
+def known_players(extra: Mapping[str, PolicyFactory] | None = None) -> list[str]:
+    """Sorted player names a spec may start with (for help texts and error messages)."""
+    return sorted({**BUILTIN_PLAYERS, **(extra or {})})
+
+
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
     """``name[:arg][:key=value,...]`` -> (name, positional argument or None, options)."""
     if not isinstance(spec, str) or not spec.strip():

@@ -1,0 +1,130 @@
+"""``rouba-evaluate``: players against each other on duplicate deals; a table on screen and JSON on disk.
+
+Example::
+
+    rouba-evaluate --players heuristic random --games 2000 --num-players 2 --workers 2
+
+Players are specs (``random``, ``greedy``, ``heuristic``, ``expert:samples=32``,
+``checkpoint:PATH``). With fewer specs than ``--num-players`` the specs are
+cycled to fill the seats (``a b`` at 4 seats plays ``a b a b``; repeats are
+labelled ``a#2``); with more specs than seats every combination of
+``--num-players`` specs plays (a pool, with a rating table). See
+`rouba_env.evaluation.duplicate` for the statistics. A bad spec or option prints one
+error line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from rouba_env.cli.common import Progress, fail, run_main
+
+DEFAULT_GAMES = 200
+DEFAULT_OUTPUT_DIR = Path("runs") / "eval"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from rouba_env.players.checkpoint import shipped_names
+    from rouba_env.players.registry import known_players
+    from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
+
+    parser = argparse.ArgumentParser(prog="rouba-evaluate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
+                        help=f"player specs: {', '.join(known_players())} "
+                             f"(options like expert:samples=32; checkpoint:PATH or one of {', '.join(shipped_names())})")
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
+                        help=f"games to play, rounded up to whole duplicate deals (default {DEFAULT_GAMES})")
+    parser.add_argument("--num-players", type=int, default=None, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
+                        metavar="N", help="seats per game, 2..8 (default: number of specs, within 2..8)")
+    parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
+    parser.add_argument("--seed", type=int, default=0, help="seed of deals and players' randomness (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--json", type=Path, default=None,
+                        help=f"output JSON path (default {DEFAULT_OUTPUT_DIR}/<players>_<N>p_<rules>_seed<S>.json)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                        help="show a progress bar (default: on)")
+    parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
+                        help="also write one replayable JSON record per game into DIR")
+    parser.add_argument("--ray", action=argparse.BooleanOptionalAction, default=False,
+                        help="play the deals as tasks on Ray (a local Ray unless --ray-address); same results "
+                             "(default: off)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="Ray cluster to join (auto, HOST:PORT); implies --ray")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if args.seed < 0:
+        parser.error("--seed must be 0 or more")
+    return args
+
+
+def default_json_path(players: list[str], num_players: int, rules: str, seed: int) -> Path:
+    """``runs/eval/<players>_<N>p_<rules>_seed<S>.json`` with the specs made file-name safe."""
+    label = "_vs_".join(re.sub(r"[^A-Za-z0-9.=-]+", "-", spec) for spec in players)[:120]
+    return DEFAULT_OUTPUT_DIR / f"{label}_{num_players}p_{rules}_seed{seed}.json"
+
+
+def write_json_atomically(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    from rouba_env.files import write_atomically
+
+    write_atomically(path, json.dumps(data, indent=1) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, make_rules
+    from rouba_env.evaluation.duplicate import build_lineups, evaluate
+    from rouba_env.players.registry import make_policy
+
+    num_players = args.num_players or min(max(MIN_PLAYERS, len(args.players)), MAX_PLAYERS)
+    try:
+        config = make_rules(args.rules, num_players=num_players)
+        _, player_specs, lineups = build_lineups(args.players, num_players)
+        for spec in dict.fromkeys(player_specs):
+            make_policy(spec, config)
+    except (ValueError, OSError) as error:
+        return fail(str(error))
+    games_per_deal = len(lineups) * num_players
+    total = -(-args.games // games_per_deal) * games_per_deal
+    with Progress(total, "game", enabled=args.progress) as bar:
+        if args.ray or args.ray_address:  # rouba_env/evaluation/distributed.py (needs the ray extra)
+            from rouba_env.evaluation.distributed import evaluate_on_ray
+
+            try:
+                result = evaluate_on_ray(args.players, rules=config, games=args.games, seed=args.seed,
+                                         address=args.ray_address, progress=bar.update,
+                                         record_moves=args.save_games is not None)
+            except RuntimeError as error:
+                return fail(str(error))
+        else:
+            try:
+                result = evaluate(args.players, rules=config, games=args.games, seed=args.seed, workers=args.workers,
+                                  progress=bar.update, record_moves=args.save_games is not None)
+            except (ValueError, OSError) as error:  # e.g. a player that returned an illegal action
+                return fail(str(error))
+    print(result.format_table())
+    path = args.json or default_json_path(args.players, num_players, args.rules, args.seed)
+    data = result.to_dict()
+    data["command"] = " ".join(["rouba-evaluate", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        write_json_atomically(path, data)
+    except OSError as error:
+        return fail(str(error))
+    print(f"wrote {path}")
+    if args.save_games is not None:
+        from rouba_env.evaluation.records import save_game_records
+
+        written = save_game_records(result, args.save_games)
+        print(f"wrote {len(written)} game records to {args.save_games}")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main)

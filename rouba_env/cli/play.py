@@ -1,0 +1,124 @@
+"""``rouba-play``: play rouba-monte in the terminal (or the browser) against any players.
+
+    rouba-play --opponents heuristic
+    rouba-play --opponents checkpoint:2p heuristic --rules jokers
+
+You see the table, every pile's top and size, the deck and your hand with card
+faces; pick a move by its number from the list of legal moves (``q`` quits).
+Every opponent move is shown as it happens, and the final scores at the end.
+
+In the browser instead (see `rouba_env.web.server` for the options)::
+
+    rouba-play --web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--save-games DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from rouba_env.rules import engine
+from rouba_env.rules import scoring
+from rouba_env.encoding.actions import ActionEncoding, describe_move
+from rouba_env.rules.config import PRESET_FIELDS, make_rules
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.cli.common import fail, run_main
+from rouba_env.players.base import is_legal_index
+from rouba_env.players.checkpoint import shipped_names
+from rouba_env.players.registry import known_players, make_policy
+from rouba_env.envs.render import render_text
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="rouba-play", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+                        help=f"player spec for each other seat: {', '.join(known_players())}, or checkpoint:PATH "
+                             f"or checkpoint:NAME with NAME one of {', '.join(shipped_names())} (default: heuristic)")
+    parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS),
+                        help="rules preset (default: standard)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat; 0 plays first with the default dealer "
+                                                            "(default: 0)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents' randomness "
+                                                               "(default: a fresh shuffle)")
+    parser.add_argument("--web", action="store_true",
+                        help="play in the browser instead (options: --port, --host, --replays, --save-games; "
+                             "see rouba-play --web --help)")
+    return parser.parse_args(argv)
+
+
+def ask(prompt: str) -> str | None:
+    """One line from the player, or None at the end of input."""
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
+
+
+def choose_move(state, actions: ActionEncoding) -> engine.Move | None:
+    moves = engine.legal_moves(state)
+    print("\nyour moves:")
+    for number, move in enumerate(moves, start=1):
+        print(f"  {number:>2}. {describe_move(state, move)}")
+    while True:
+        answer = ask(f"move [1-{len(moves)}, q to quit]: ")
+        if answer is None or answer.strip().lower() in ("q", "quit", "exit"):
+            return None
+        answer = answer.strip()
+        if answer.isdigit() and 1 <= int(answer) <= len(moves):
+            return moves[int(answer) - 1]
+        print(f"please type a number from 1 to {len(moves)} (or q to quit)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--web" in argv:  # browser play: the web server parses the other options
+        from rouba_env.web.server import main as web_main
+
+        return web_main([arg for arg in argv if arg != "--web"])
+    args = parse_args(argv)
+    try:
+        rules = make_rules(args.rules, num_players=len(args.opponents) + 1)
+        if not 0 <= args.seat < rules.num_players:
+            raise ValueError(f"--seat must be in 0..{rules.num_players - 1}")
+        others = [seat for seat in range(rules.num_players) if seat != args.seat]
+        players = {seat: make_policy(spec, rules) for seat, spec in zip(others, args.opponents)}
+    except (ValueError, OSError) as error:
+        return fail(str(error))
+    rng = np.random.default_rng(args.seed)
+    encoder, actions = ObservationEncoder(rules), ActionEncoding(rules)
+    state = engine.new_game(rules, rng)
+    names = {seat: f"player {seat} ({players[seat].name})" for seat in others} | {args.seat: "you"}
+    print(f"rouba-monte, {rules.num_players} players; you are player {args.seat}.")
+    while not engine.is_terminal(state):
+        seat = state.current
+        if seat == args.seat:
+            print("\n" + render_text(state, viewer=args.seat))
+            move = choose_move(state, actions)
+            if move is None:
+                print("bye!")
+                return 0
+        else:
+            mask = actions.mask(state, seat)
+            action = players[seat].act(encoder.encode(state, seat), mask, rng)
+            if not is_legal_index(action, mask):
+                return fail(f"{names[seat]} returned action {action!r}, which is not legal; "
+                            f"legal actions: {np.flatnonzero(mask).tolist()}")
+            move = actions.decode(int(action))
+        print(f"{names[seat]}: {describe_move(state, move)}")
+        state = engine.apply_move(state, move)
+    print("\n" + render_text(state, viewer=args.seat))
+    points = scoring.scores(state)
+    top = scoring.winners(state)
+    for seat, score in enumerate(points):
+        print(f"  {names[seat]}: {score} cards")
+    if len(top) > 1:
+        print("tie between " + " and ".join(names[s] for s in top))
+    else:
+        print("you win!" if top[0] == args.seat else f"{names[top[0]]} wins")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main)
