@@ -21,6 +21,8 @@ from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed,
 from rouba_env.rules.config import RulesConfig, make_rules
 
 RENDER_MODES = ("ansi", "human")
+RENDER_FPS = 2
+"""Moves per second a viewer of ``render_mode="human"`` output should expect (gymnasium's metadata key)."""
 
 
 class raw_env(AECEnv):
@@ -38,7 +40,8 @@ class raw_env(AECEnv):
         **rule_fields: `RulesConfig` fields overriding ``rules`` (``num_players=3``).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "rouba_monte_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "rouba_monte_v0", "is_parallelizable": False,
+                "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -165,6 +168,16 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            raise RuntimeError("call reset() before observe()")
+        return self.env.observe(agent)
+
+    def render(self):
+        if not self._has_reset:
+            raise RuntimeError("call reset() before render()")
+        return self.env.render()
 
     def step(self, action) -> None:
         if self._has_reset and self.env.agents:

@@ -15,7 +15,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from rouba_env.envs.aec import RENDER_MODES
+from rouba_env.envs.aec import RENDER_FPS, RENDER_MODES
 from rouba_env.envs.render import render_text
 from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed, check_choice
 from rouba_env.players.base import Policy, is_legal_index
@@ -57,7 +57,7 @@ class SingleAgentEnv(gymnasium.Env):
             ends with ``illegal_reward``).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES)}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -211,4 +211,5 @@ ENV_ID = "RoubaMonte-v0"
 def register() -> None:
     """Register `ENV_ID` with gymnasium (done on ``import rouba_env``)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="rouba_env.envs.single_agent:SingleAgentEnv")
+        gymnasium.register(id=ENV_ID, entry_point="rouba_env.envs.single_agent:SingleAgentEnv",
+                           vector_entry_point="rouba_env.envs.gym_vector:make_vector_env")

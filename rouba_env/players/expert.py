@@ -178,6 +178,12 @@ def determinize(
 # ---------------------------------------------------------------------------
 
 EXPERT_DEFAULT_SAMPLES = 64
+EXPERT_MAX_SAMPLES = 4096
+"""Most determinizations per decision a spec may ask for (more would take minutes per move)."""
+EXPERT_MAX_SCALE_LIMIT = 64
+EXPERT_MAX_MOVES_LIMIT = 1024
+EXPERT_MAX_ENDGAME_NODES = 10_000_000
+"""Upper bounds of the other search budgets, for the same reason."""
 """Determinizations per decision at the start of a game (see `ExpertPolicy.sample_count`).
 
 The strength and cost of this default are measured in scripts/results/LADDER.md."""
@@ -292,11 +298,13 @@ class ExpertPolicy(BasePolicy):
                  z: float = EXPERT_Z, endgame_nodes: int = EXPERT_ENDGAME_NODES,
                  max_moves: int = EXPERT_MAX_MOVES):
         super().__init__(rules, max_players)
-        counts = (("samples", samples), ("max_scale", max_scale), ("max_moves", max_moves), ("endgame_nodes", endgame_nodes))
-        for name, value in counts:
-            minimum = 0 if name == "endgame_nodes" else 1
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-                raise ValueError(f"expert {name} must be an int of at least {minimum}, got {value!r}")
+        counts = (("samples", samples, 1, EXPERT_MAX_SAMPLES), ("max_scale", max_scale, 1, EXPERT_MAX_SCALE_LIMIT),
+                  ("max_moves", max_moves, 1, EXPERT_MAX_MOVES_LIMIT),
+                  ("endgame_nodes", endgame_nodes, 0, EXPERT_MAX_ENDGAME_NODES))
+        for name, value, minimum, maximum in counts:
+            if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                    or not minimum <= value <= maximum):
+                raise ValueError(f"expert {name} must be an int in {minimum}..{maximum}, got {value!r}")
         for name, value in (("margin_weight", margin_weight), ("z", z)):
             if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
                 raise ValueError(f"expert {name} must be a finite number >= 0, got {value!r}")

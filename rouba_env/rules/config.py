@@ -6,6 +6,8 @@ game can never start. `PRESETS` names the rules page and each of its variants.
 
 from __future__ import annotations
 
+import numpy as np
+
 import dataclasses
 from dataclasses import dataclass
 
@@ -54,6 +56,15 @@ class RulesConfig:
     def __post_init__(self) -> None:
         def fail(message: str) -> None:
             raise ValueError(f"invalid RulesConfig: {message}")
+
+        # numpy integers and booleans (from arrays, sweeps) count as the plain values they hold.
+        for name in ("num_players", "table_cards", "decks", "hand_size", "dealer"):
+            value = getattr(self, name)
+            if isinstance(value, np.integer):
+                object.__setattr__(self, name, int(value))
+        for name in ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers"):
+            if isinstance(getattr(self, name), np.bool_):
+                object.__setattr__(self, name, bool(getattr(self, name)))
 
         for name in ("num_players", "table_cards"):
             value = getattr(self, name)

@@ -1,0 +1,105 @@
+"""Every public entry point refuses bad arguments with an error naming the value and what is allowed."""
+
+import numpy as np
+import pytest
+
+import rouba_env
+from rouba_env import RulesConfig, SingleAgentEnv, preset
+from rouba_env.players.base import BasePolicy
+from rouba_env.players.registry import make_policy
+from rouba_env.rules import engine
+
+
+class ReturnsAlways(BasePolicy):
+    """A broken player: always the same action, legal or not."""
+
+    def __init__(self, rules, action):
+        super().__init__(rules)
+        self.action, self.name = action, f"returns-{action!r}"
+
+    def act(self, obs, mask, rng):
+        return self.action
+
+
+@pytest.mark.parametrize("bad", [1_000_000, -1, 2.5, "3", None])
+def test_a_player_returning_a_bad_action_is_named(bad):
+    rules = preset("standard")
+    env = SingleAgentEnv(opponents=ReturnsAlways(rules, bad), seat=1)
+    with pytest.raises(ValueError, match=rf"opponent <ReturnsAlways returns-.*> in seat 0 chose action"):
+        env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"player <ReturnsAlways returns-.*> in seat \d returned action"):
+        rouba_env.evaluate([ReturnsAlways(rules, bad), "random"], games=2)
+
+
+def test_moves_must_be_pairs_of_ints():
+    state = engine.start_game(preset("standard"), 5)
+    for bad in ((2.7, 0.4), (True, 0), ("2", 0), (1,), 3, None):
+        with pytest.raises(ValueError, match="a move is a \\(kind, target\\) pair of ints"):
+            engine.apply_move(state, bad)
+    legal = engine.legal_moves(state)[0]
+    assert engine.apply_move(state, (np.int64(legal.kind), np.int32(legal.target))).turn == 1
+
+
+def test_numpy_integers_are_plain_integers():
+    rules = RulesConfig(num_players=np.int64(3), table_cards=np.int32(4), dealer=np.int8(0), jokers=np.bool_(True))
+    assert rules == RulesConfig(num_players=3, table_cards=4, dealer=0, jokers=True)
+    assert type(rules.num_players) is int and type(rules.jokers) is bool
+    env = SingleAgentEnv(seat=np.int64(1))
+    env.reset(seed=0)
+    assert env.learner == 1
+
+
+def test_expert_search_budgets_are_bounded():
+    rules = preset("standard")
+    for spec in ("expert:samples=100000000", "expert:samples=0", "expert:max_scale=1000", "expert:endgame_nodes=-1"):
+        with pytest.raises(ValueError, match=r"must be an int in \d+\.\.\d+"):
+            make_policy(spec, rules)
+
+
+@pytest.mark.parametrize("make", [rouba_env.env, rouba_env.raw_env, SingleAgentEnv])
+def test_environment_arguments(make):
+    with pytest.raises(ValueError, match="illegal_reward must be a finite number, got nan"):
+        make(illegal_reward=float("nan"))
+    with pytest.raises(ValueError, match="illegal_reward must be a finite number"):
+        make(illegal_reward="-1")
+    with pytest.raises(ValueError, match="unknown illegal_action 'ignore'"):
+        make(illegal_action="ignore")
+    env = make()
+    with pytest.raises(ValueError, match="seed must be None or an int >= 0, got Generator"):
+        env.reset(seed=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="seed must be None or an int >= 0"):
+        env.reset(seed=-3)
+
+
+@pytest.mark.parametrize("make", [rouba_env.env, rouba_env.raw_env])
+def test_aec_use_before_reset_and_after_the_end(make):
+    env = make(render_mode="ansi")
+    with pytest.raises((RuntimeError, AttributeError), match="reset"):
+        env.observe("player_0")
+    with pytest.raises((RuntimeError, AttributeError), match="reset"):
+        env.render()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown agent 'player_9'"):
+        env.observe("player_9")
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated else int(np.flatnonzero(obs["action_mask"])[0]))
+    if make is rouba_env.raw_env:
+        with pytest.raises(RuntimeError, match="the game is over .* call reset"):
+            env.step(0)
+    else:
+        env.step(0)  # PettingZoo's order enforcement logs a warning and ignores it
+        assert env.agents == []
+
+
+def test_single_agent_use_before_reset_and_after_the_end():
+    env = SingleAgentEnv(render_mode="ansi")
+    for call in (lambda: env.step(0), env.action_masks, env.render):
+        with pytest.raises(RuntimeError, match="call reset"):
+            call()
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    with pytest.raises(RuntimeError, match="the episode is over; call reset"):
+        env.step(0)
