@@ -35,7 +35,7 @@ def test_example_script_trains_and_reports_a_win_rate():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    result = subprocess.run([sys.executable, str(root / "scripts" / "sb3_maskable_ppo.py"), "--steps", "256", "--n-steps", "128",
+    result = subprocess.run([sys.executable, str(root / "examples" / "sb3_maskable_ppo.py"), "--steps", "256", "--n-steps", "128",
                              "--games", "8"], capture_output=True, text=True, timeout=300, cwd=root)
     assert result.returncode == 0, result.stderr
     assert "win rate vs random:" in result.stdout and "duplicate games" in result.stdout

@@ -2,7 +2,7 @@
 """Example client: sb3-contrib's MaskablePPO on ``RoubaMonte-v0`` against ``random``.
 
     pip install -e ".[dev]"        # brings sb3-contrib
-    python scripts/sb3_maskable_ppo.py --steps 50000 --games 400
+    python examples/sb3_maskable_ppo.py --steps 50000 --games 400
 
 Trains against the given opponent, then reports the model's win rate against
 it with the duplicate-deal evaluator (Wilson 95% interval).
@@ -13,15 +13,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-import rouba_env  # noqa: E402
-from rouba_env.evaluation.duplicate import evaluate  # noqa: E402
-from rouba_env.players.base import BasePolicy, check_mask  # noqa: E402
+import rouba_env  # noqa: F401  (registers RoubaMonte-v0)
+from rouba_env.evaluation.duplicate import evaluate
+from rouba_env.players.base import BasePolicy, check_mask
 
 
 class MaskablePPOPolicy(BasePolicy):

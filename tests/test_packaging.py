@@ -1,0 +1,62 @@
+"""The wheel as users install it: shipped checkpoints inside, no generic top-level package, commands that run."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAY_A_CHECKPOINT = """
+import sys
+import numpy as np
+import rouba_env
+from rouba_env import make_policy, preset
+policy = rouba_env.load_policy("2p")
+assert policy.deterministic, "one sampling default: the most likely legal action"
+mixed = make_policy("checkpoint:mixed", preset("standard", num_players=3))
+env = rouba_env.SingleAgentEnv(opponents=mixed, seat=0, num_players=3)
+obs, info = env.reset(seed=0)
+action = make_policy("checkpoint:3p", preset("standard", num_players=3)).act(obs, info["action_mask"],
+                                                                         np.random.default_rng(0))
+assert info["action_mask"][action]
+assert "torch" not in sys.modules, "playing a checkpoint needs no torch"
+print("played", rouba_env.__version__)
+"""
+
+
+@pytest.mark.slow
+def test_playing_a_checkpoint_imports_no_torch(tmp_path):
+    result = subprocess.run([sys.executable, "-c", PLAY_A_CHECKPOINT], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.slow
+def test_the_wheel_in_a_fresh_venv(tmp_path):
+    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path / "dist"), str(ROOT)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    wheel = next((tmp_path / "dist").glob("rouba_env-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"rouba_env", "rouba_training"}, "nothing installs under a generic name such as training"
+    for shipped in ("rouba_env/checkpoints/2p/model.safetensors", "rouba_env/checkpoints/mixed/metadata.json",
+                    "rouba_env/py.typed", "rouba_env/web/static/index.html"):
+        assert shipped in names, shipped
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python, bin_dir = venv / "bin" / "python", venv / "bin"
+    installed = subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], capture_output=True,
+                               text=True, timeout=900)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    played = subprocess.run([str(python), "-c", PLAY_A_CHECKPOINT], capture_output=True, text=True, cwd=elsewhere)
+    assert played.returncode == 0 and "played 0.2.0" in played.stdout, played.stderr
+    game = subprocess.run([str(bin_dir / "rouba-play"), "--opponents", "checkpoint:2p", "--seed", "1"],
+                          input="1\n" * 40, capture_output=True, text=True, cwd=elsewhere, timeout=300)
+    assert game.returncode == 0 and "cards" in game.stdout, game.stderr
+    train = subprocess.run([str(bin_dir / "rouba-train")], capture_output=True, text=True, cwd=elsewhere)
+    assert train.returncode == 2 and 'pip install "rouba_env[train]"' in train.stderr
