@@ -277,6 +277,88 @@ def bench_sb3(args) -> list[dict]:
     return [{"variant": "sb3-contrib MaskablePPO, defaults", **summarize(runs)}]
 
 
+BASELINE_PROBE = r"""
+import json, sys, time
+import numpy as np
+import rouba_env
+try:
+    from rouba_env import VectorGame
+except ImportError:  # before the layout refactor
+    from rouba_env.vector import VectorGame
+steps_wanted, batch, seed, vector_steps = (int(value) for value in sys.argv[1:5])
+rng = np.random.default_rng(seed)
+env = rouba_env.env()
+env.reset(seed=seed)
+steps, started = 0, time.perf_counter()
+while steps < steps_wanted:
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+            steps += 1
+        env.step(action)
+    env.reset()
+aec = steps / (time.perf_counter() - started)
+game = VectorGame(rouba_env.preset("standard"), batch, seed=seed)
+game.reset()
+actions = game.random_actions(rng)
+game.step(actions)
+calls, started = 0, time.perf_counter()
+while calls * batch < vector_steps:
+    game.random_actions(rng, out=actions)
+    game.step(actions)
+    calls += 1
+print(json.dumps({"aec_wrapped": aec, "vector": calls * batch / (time.perf_counter() - started),
+                  "source": rouba_env.__file__}))
+"""
+"""Measures ``rouba_env.env()`` and a `VectorGame` with whatever ``rouba_env`` is first on the path."""
+
+
+def bench_baseline(args) -> list[dict]:
+    """This tree against an older commit (``--baseline-ref``) in the same run: AEC and batched steps/s.
+
+    The old source is taken with ``git archive``; each round runs one probe
+    process per tree, pinned to the same core, the order swapped every round;
+    medians and the ratio (this tree / baseline) are reported.
+    """
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", args.baseline_ref],
+                                 capture_output=True)
+        if archive.returncode != 0:
+            print(f"[benchmark] baseline skipped: git cannot archive {args.baseline_ref!r} "
+                  f"({archive.stderr.decode().strip()[:200]})", file=sys.stderr)
+            return []
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        trees = {"baseline": folder, "current": str(root)}
+        runs: dict[str, list[dict]] = {name: [] for name in trees}
+        steps, batch = args.env_steps, args.baseline_batch
+        for round_index in range(args.repeats):
+            order = list(trees.items()) if round_index % 2 == 0 else list(trees.items())[::-1]
+            for name, tree in order:  # alternate who goes first, so that drifts of the machine cancel
+                environment = dict(os.environ, PYTHONPATH=tree)
+                probe = subprocess.run([sys.executable, "-c", BASELINE_PROBE, str(steps), str(batch), str(args.seed),
+                                        str(args.steps)],
+                                       capture_output=True, text=True, env=environment, cwd=tree, check=True)
+                result = json.loads(probe.stdout.strip().splitlines()[-1])
+                if not result["source"].startswith(tree):
+                    raise RuntimeError(f"the {name} probe imported rouba_env from {result['source']}, not {tree}")
+                runs[name].append(result)
+    rows = []
+    for measure, label in (("aec_wrapped", "rouba_env.env()"), ("vector", f"VectorGame B={batch}")):
+        medians = {name: statistics.median(run[measure] for run in runs[name]) for name in trees}
+        rows.append({"variant": f"{label}: current vs {args.baseline_ref}", "steps_per_s": medians["current"],
+                     "baseline_steps_per_s": medians["baseline"], "ratio": medians["current"] / medians["baseline"],
+                     "runs": [{"baseline": b[measure], "current": c[measure], "steps": steps}
+                              for b, c in zip(runs["baseline"], runs["current"])]})
+    return rows
+
+
 SECTIONS: dict[str, Callable] = {
     "aec_wrapped": bench_aec_wrapped,
     "aec_raw": bench_aec_raw,
@@ -284,8 +366,11 @@ SECTIONS: dict[str, Callable] = {
     "vector": bench_vector,
     "trainer": bench_trainer,
     "sb3": bench_sb3,
+    "baseline": bench_baseline,
 }
 """Section name -> function(args) returning rows (dicts with ``variant``, ``steps_per_s``, ``games_per_s``)."""
+DEFAULT_SECTIONS = [name for name in SECTIONS if name != "baseline"]
+"""Sections run without ``--only``; the comparison with an older commit is asked for by name."""
 
 
 # ------------------------------------------------------------------- main
@@ -312,6 +397,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--trainer-steps", type=int, default=600_000, help="trainer: learner steps per run")
     parser.add_argument("--sb3-steps", type=int, default=10_240, help="sb3: MaskablePPO steps per run")
     parser.add_argument("--trainer-repeats", type=int, default=3, help="trainer and sb3: runs (median reported)")
+    parser.add_argument("--baseline-ref", default="pre-refactor",
+                        help="baseline section: the git commit or tag to compare this tree with")
+    parser.add_argument("--baseline-batch", type=int, default=4096, help="baseline section: VectorGame batch size")
     parser.add_argument("--quick", action="store_true", help="tiny budgets: a smoke run of every section")
     args = parser.parse_args(argv)
     if args.quick:
@@ -339,6 +427,8 @@ def print_table(sections: dict[str, list[dict]]) -> None:
     for name, rows in sections.items():
         for row in rows:
             notes = []
+            if "ratio" in row:
+                notes.append(f"baseline {format_rate(row['baseline_steps_per_s'])}/s, ratio {row['ratio']:.2f}x")
             if "step_only_per_s" in row:
                 notes.append(f"step only {format_rate(row['step_only_per_s'])}/s")
                 notes.append(f"sampling {row['sample_ns_per_action']:.1f} ns/action")
@@ -355,7 +445,7 @@ def write_json_atomically(path: Path, data: dict) -> None:
 def main(argv=None) -> int:
     args = parse_args(argv)
     pinned = pin_to_one_core(args.cpu)
-    names = args.only or list(SECTIONS)
+    names = args.only or DEFAULT_SECTIONS
     started = time.perf_counter()
     results: dict[str, list[dict]] = {}
     for name in names:

@@ -40,9 +40,9 @@ import numpy as np
 from dataclasses import dataclass
 
 from rouba_env.encoding.actions import resolve_max_players
-from rouba_env.rules.cards import NUM_RANKS
+from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts, seen_counts
+from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
 
 OBSERVATION_VERSION = 1
 """Bumped whenever the layout below changes; checkpoints record it."""
@@ -136,7 +136,9 @@ class ObservationEncoder:
         self._num_players = config.num_players
         self._dealer = config.dealer
         self._draw_from_deck = config.draw_from_deck
-        self._total_cards = np.float32(config.total_cards)
+        total = np.float32(config.total_cards)
+        self._fraction_of_cards = [float(np.float32(count) / total) for count in range(config.total_cards + 1)]
+        """``count / total_cards`` rounded as float32 (pile sizes, deck), looked up instead of computed."""
         self._zero_tail = [0.0] * (self.size - 3 * NUM_RANK_SLOTS)
         self._seat_starts = (lay["pile_top"].start, lay["pile_size"].start, lay["hand_size"].start,
                              lay["present"].start)
@@ -152,16 +154,26 @@ class ObservationEncoder:
         n = self._num_players
         if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
-        values = rank_counts(state.hands[seat]) + rank_counts(state.table) + seen_counts(state)
-        values += self._zero_tail
-        total = self._total_cards
+        ranks = RANK_OF_CARD
+        hand = [0] * NUM_RANK_SLOTS
+        for card in state.hands[seat]:
+            hand[ranks[card]] += 1
+        table = [0] * NUM_RANK_SLOTS
+        for card in state.table:
+            table[ranks[card]] += 1
+        seen = list(table)  # `seen_counts`, sharing the table's counts
+        for pile in state.piles:
+            for card in pile:
+                seen[ranks[card]] += 1
+        values = hand + table + seen + self._zero_tail
+        fraction = self._fraction_of_cards
         top_start, size_start, hand_start, present_start = self._seat_starts
         hands, piles, pile_tops = state.hands, state.piles, state.pile_tops
         for offset in range(n):
             other = (seat + offset) % n
             top = pile_tops[other]
             values[top_start + offset * PILE_TOP_SLOTS + (EMPTY_SLOT if top == EMPTY_PILE else top)] = 1.0
-            values[size_start + offset] = float(np.float32(len(piles[other])) / total)
+            values[size_start + offset] = fraction[len(piles[other])]
             values[hand_start + offset] = len(hands[other])
             values[present_start + offset] = 1.0
         values[self._dealer_start + (self._dealer - seat) % n] = 1.0
@@ -170,7 +182,7 @@ class ObservationEncoder:
             values[self._to_act_start + (current - seat) % n] = 1.0
             if self._draw_from_deck:
                 values[self._flipped] = rank_counts(hands[current])
-        values[self._deck_index] = float(np.float32(len(state.deck)) / total)
+        values[self._deck_index] = fraction[len(state.deck)]
         values[self._rules_slice] = self._rule_values
         if out is None:
             return np.array(values, dtype=np.float32)

@@ -109,9 +109,13 @@ class raw_env(AECEnv):
         return self.agent_name_mapping[agent]
 
     def observe(self, agent):
-        seat = self._seat(agent)
-        self.session.require_started("observe()")
-        return {"observation": self.session.observation(seat), "action_mask": self.session.mask(seat)}
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            self._seat(agent)  # raises, naming the agents
+        session = self.session
+        if session.state is None:
+            session.require_started("observe()")
+        return {"observation": session.observation(seat), "action_mask": session.mask(seat)}
 
     def state(self) -> np.ndarray:
         return self.encoder.full_state(self.session.require_started("state()"))
@@ -128,8 +132,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         if not played or self.session.over:
             self._end(illegal=not played)
-        else:
-            self.rewards = {a: 0.0 for a in self.agents}
+        else:  # rewards stay zero until the end of the game
             self.agent_selection = self.possible_agents[self.session.current]
         if self.render_mode == "human":
             self.render()
@@ -164,6 +167,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     which cost more than a whole game step here; the checks are the same.
     """
 
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            raise RuntimeError("call reset() before agent_iter()")
+        return AgentIterator(self, max_iter)
+
     def last(self, observe: bool = True):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
@@ -185,6 +193,26 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             self.env.step(action)
         else:
             super().step(action)  # the stock wrapper's errors and warnings
+
+
+class AgentIterator:
+    """`OrderEnforcing.agent_iter`: PettingZoo's order-enforcing iteration, reading the environment directly."""
+
+    def __init__(self, wrapper: OrderEnforcing, max_iter: int):
+        self.wrapper, self.raw, self.left = wrapper, wrapper.env, max_iter
+
+    def __iter__(self) -> "AgentIterator":
+        return self
+
+    def __next__(self):
+        raw = self.raw
+        if not raw.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        if not self.wrapper._has_updated:
+            raise RuntimeError("need to call step() or reset() in a loop over `agent_iter`")
+        self.wrapper._has_updated = False
+        return raw.agent_selection
 
 
 def env(**kwargs) -> AECEnv:

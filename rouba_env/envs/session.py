@@ -114,9 +114,11 @@ class GameSession:
         state = self.state
         if self._legal_turn != state.turn:
             self._legal = engine.legal_moves(state)
-            self._mask[:] = 0
             targets = self.actions.num_targets
-            self._mask[[kind * targets + target for kind, target in self._legal]] = 1
+            mask = bytearray(self.actions.size)  # cheaper than numpy stores for a handful of entries
+            for kind, target in self._legal:
+                mask[kind * targets + target] = 1
+            self._mask = np.frombuffer(mask, dtype=np.int8)
             self._legal_turn = state.turn
 
     def legal_actions(self) -> list[int]:
@@ -132,11 +134,13 @@ class GameSession:
         if self.over or seat != self.state.current:
             return np.zeros(self.actions.size, dtype=np.int8)
         self._refresh_legal()
-        return self._mask.copy()
+        return self._mask.copy()  # the caller may keep or change it
 
     def observation(self, seat: int) -> np.ndarray:
         """``seat``'s observation vector (see `rouba_env.encoding.observation`)."""
-        return self.encoder.encode(self.require_started("observing"), seat)
+        if self.state is None:
+            self.require_started("observing")
+        return self.encoder.encode(self.state, seat)
 
     def play(self, action, who: str) -> bool:
         """Play ``action`` for the seat to act; True if it was played.
@@ -162,10 +166,11 @@ class GameSession:
 
     def _legal_move(self, action) -> tuple[engine.Move | None, str]:
         """(the move, "") if ``action`` is a legal action index now, else (None, why not)."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
-                return None, "not an integer action index"
-        action = int(action)
+        if type(action) is not int:  # the common case first; bools, floats and strings are refused
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                if not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
+                    return None, "not an integer action index"
+            action = int(action)
         if not 0 <= action < self.actions.size:
             return None, f"out of range 0..{self.actions.size - 1}"
         if not self._mask[action]:

@@ -175,38 +175,41 @@ def legal_moves(state: GameState) -> list[Move]:
     hand = rank_counts(state.hands[mover])
     table = rank_counts(state.table)
     table_jokers = table[JOKER_RANK] > 0
-    joker_on_table_target = table_jokers and not take_all
+    # Targets every card has whatever its rank, in increasing order, then the pile targets per top rank.
+    any_rank_targets = [TARGET_TABLE_JOKER] if table_jokers and not take_all else []
+    table_by_jokers = take_all and table_jokers
     pile_targets: dict[int, list[int]] = {}
     tops = state.pile_tops
     for offset in range(n):
         top = tops[(mover + offset) % n]
         if top != EMPTY_PILE:
             pile_targets.setdefault(top, []).append(TARGET_PILE_OFFSET + offset)
-
-    def capture_targets(rank: int) -> list[int]:
-        """Non-discard targets of a card showing ``rank``, in increasing order."""
-        targets = [TARGET_TABLE] if table[rank] > 0 or (take_all and table_jokers) else []
-        if joker_on_table_target:
-            targets.append(TARGET_TABLE_JOKER)
-        targets.extend(pile_targets.get(rank, ()))
-        return targets
-
     moves = []
+    joker_in_hand = hand[JOKER_RANK] > 0
+    joker_can_capture = False
     for rank in range(NUM_RANKS):
-        if hand[rank] == 0:
+        held = hand[rank] > 0
+        if not held and not joker_in_hand:
             continue
-        targets = capture_targets(rank)
-        if not targets or not must_capture:
-            targets.append(TARGET_DISCARD)
-            targets.sort()
-        moves.extend([Move(rank, target) for target in targets])
-    if hand[JOKER_RANK] > 0:
-        joker_can_capture = False
+        targets = [TARGET_TABLE] if table[rank] > 0 or table_by_jokers else []
+        targets += any_rank_targets
+        if rank in pile_targets:
+            targets += pile_targets[rank]
+        if held:
+            if not targets or not must_capture:
+                natural = sorted(targets + [TARGET_DISCARD])
+            else:
+                natural = targets
+            moves.extend([Move(rank, target) for target in natural])
+        if joker_in_hand and targets:
+            joker_can_capture = True
+    if joker_in_hand:
         for rank in range(NUM_RANKS):
-            targets = capture_targets(rank)
-            if targets:
-                joker_can_capture = True
-                moves.extend([Move(JOKER_KIND_OFFSET + rank, target) for target in targets])
+            targets = [TARGET_TABLE] if table[rank] > 0 or table_by_jokers else []
+            targets += any_rank_targets
+            if rank in pile_targets:
+                targets += pile_targets[rank]
+            moves.extend([Move(JOKER_KIND_OFFSET + rank, target) for target in targets])
         if not joker_can_capture or not must_capture:
             # A discarded joker is named nothing: its one discard move uses the first joker kind.
             moves.append(Move(JOKER_KIND_OFFSET, TARGET_DISCARD))
