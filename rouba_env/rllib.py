@@ -20,7 +20,7 @@ package imports this module.
 * `RLlibPolicy`: an RLlib module as a `rouba_env` `Policy`, for `rouba_env.evaluate`.
 
 See ``examples/rllib_selfplay.py`` for a complete self-play run. RLlib steps
-one game per env in Python; the project's own trainer (``scripts/train.py``,
+one game per env in Python; the project's own trainer (``rouba-train``,
 optionally ``--ray``) is much faster on this game.
 """
 
@@ -43,11 +43,10 @@ from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed
 from rouba_env.players.base import BasePolicy, check_mask
 from rouba_env.players.registry import make_policy
-from rouba_env.rules import engine, scoring
+from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig, make_rules
 
 OBSERVATIONS = "observations"
@@ -72,10 +71,6 @@ def seat_of(agent: str) -> int:
     return int(agent[len(AGENT_PREFIX):])
 
 
-def _rules(env_config: dict) -> RulesConfig:
-    return make_rules(env_config.get("rules", "standard"), num_players=int(env_config.get("num_players", 2)))
-
-
 # ---------------------------------------------------------------------------
 # Environment
 # ---------------------------------------------------------------------------
@@ -94,7 +89,6 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
     """
 
     KNOWN_KEYS = ("rules", "num_players", "max_players", "reward", "illegal_action", "illegal_reward")
-    ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
     def __init__(self, config: dict | None = None):
         super().__init__()
@@ -102,66 +96,54 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
         unknown = sorted(set(config) - set(self.KNOWN_KEYS))
         if unknown:
             raise ValueError(f"unknown env_config key(s) {unknown}; known: {list(self.KNOWN_KEYS)}")
-        self.rules = _rules(config)
-        self.max_players = int(config.get("max_players") or self.rules.num_players)
-        self.reward = scoring.check_reward_mode(config.get("reward", "outcome"))
-        self.illegal_action = config.get("illegal_action", "terminate")
-        if self.illegal_action not in self.ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {self.ILLEGAL_ACTION_MODES}, got {self.illegal_action!r}")
-        self.illegal_reward = float(config.get("illegal_reward", -1.0))
-        self.encoder = ObservationEncoder(self.rules, self.max_players)
-        self.encoding = ActionEncoding(self.rules, self.max_players)
+        self.rules = make_rules(config.get("rules", "standard"), num_players=config.get("num_players", 2))
+        # The game, its illegal-action rule and its rewards: the environments' one `GameSession`.
+        self.session = GameSession(self.rules, config.get("max_players"), config.get("reward", "outcome"),
+                                   config.get("illegal_action", "terminate"),
+                                   config.get("illegal_reward", DEFAULT_ILLEGAL_REWARD))
+        self.encoder, self.encoding = self.session.encoder, self.session.actions
+        self.max_players = self.encoder.max_players
         self.possible_agents = [agent_id(seat) for seat in range(self.rules.num_players)]
         self.agents = list(self.possible_agents)
         space = observation_space(self.encoder.size, self.encoding.size)
         self.observation_spaces = {agent: space for agent in self.possible_agents}
         self.action_spaces = {agent: gym.spaces.Discrete(self.encoding.size) for agent in self.possible_agents}
         self.rng = np.random.default_rng()
-        self.state: engine.GameState | None = None
+
+    @property
+    def state(self) -> engine.GameState | None:
+        return self.session.state
 
     def _observe(self, seat: int) -> dict:
-        mask = self.encoding.mask(self.state) if self.state.current == seat else np.zeros(self.encoding.size)
-        return {OBSERVATIONS: self.encoder.encode(self.state, seat).astype(np.float32),
-                ACTION_MASK: mask.astype(np.float32)}
-
-    def _blank(self) -> dict:
-        return {OBSERVATIONS: np.zeros(self.encoder.size, np.float32),
-                ACTION_MASK: np.zeros(self.encoding.size, np.float32)}
-
-    def _final(self, rewards: Sequence[float], observe: Callable[[int], dict]):
-        """The last step's tuple: every seat's final observation and reward, everyone terminated."""
-        everyone = range(self.rules.num_players)
-        return ({agent_id(seat): observe(seat) for seat in everyone},
-                {agent_id(seat): float(rewards[seat]) for seat in everyone},
-                {"__all__": True, **{agent_id(seat): True for seat in everyone}}, {"__all__": False}, {})
+        return {OBSERVATIONS: self.session.observation(seat),
+                ACTION_MASK: self.session.mask(seat).astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = as_seed(seed)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        self.state = engine.new_game(self.rules, self.rng)
-        return {agent_id(self.state.current): self._observe(self.state.current)}, {}
+        self.session.start(self.rng)
+        return {agent_id(self.session.current): self._observe(self.session.current)}, {}
 
     def step(self, action_dict: dict):
-        if self.state is None or engine.is_terminal(self.state):
-            raise RuntimeError("step() called before reset() or after the game ended")
-        mover = agent_id(self.state.current)
+        session = self.session
+        if not session.started or session.over:
+            raise RuntimeError("step() called before reset() or after the game ended; call reset()")
+        mover = agent_id(session.current)
         if set(action_dict) != {mover}:
             raise ValueError(f"expected an action for {mover} only, got actions for {sorted(action_dict)}")
-        action = int(action_dict[mover])
-        legal = self.encoding.mask(self.state)
-        if not 0 <= action < self.encoding.size or not legal[action]:
-            if self.illegal_action == "raise":
-                raise ValueError(f"illegal action {action} for {mover}; legal: {np.flatnonzero(legal).tolist()}")
-            offender = self.state.current
-            rewards = [self.illegal_reward if seat == offender else 0.0 for seat in range(self.rules.num_players)]
-            self.state = None
-            return self._final(rewards, observe=lambda seat: self._blank())
-        self.state = engine.apply_move(self.state, self.encoding.decode(action))
-        if engine.is_terminal(self.state):
-            return self._final(scoring.final_rewards(self.reward, scoring.scores(self.state), self.rules.total_cards),
-                               observe=self._observe)
-        nxt = agent_id(self.state.current)
-        return {nxt: self._observe(self.state.current)}, {}, {"__all__": False}, {"__all__": False}, {}
+        action = action_dict[mover]
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = int(action)
+        session.play(action, who=mover)
+        if session.over:  # the game ended, by its last move or by an illegal action
+            everyone = range(self.rules.num_players)
+            rewards = session.final_rewards()
+            return ({agent_id(seat): self._observe(seat) for seat in everyone},
+                    {agent_id(seat): float(rewards[seat]) for seat in everyone},
+                    {"__all__": True, **{agent_id(seat): True for seat in everyone}}, {"__all__": False}, {})
+        nxt = agent_id(session.current)
+        return {nxt: self._observe(session.current)}, {}, {"__all__": False}, {"__all__": False}, {}
 
 
 def observation_space(obs_size: int, num_actions: int) -> gym.spaces.Dict:
@@ -227,8 +209,8 @@ class ScriptedRLModule(TorchRLModule):
         if "spec" not in config:
             raise ValueError("ScriptedRLModule needs model_config['spec'] (e.g. 'heuristic')")
         env_config = config.get("env_config", {})
-        rules = _rules(env_config)
-        self.player = make_policy(config["spec"], rules, int(env_config.get("max_players") or rules.num_players))
+        rules = make_rules(env_config.get("rules", "standard"), num_players=env_config.get("num_players", 2))
+        self.player = make_policy(config["spec"], rules, env_config.get("max_players"))
         self.rng = np.random.default_rng(config.get("seed", 0))
         self._no_parameters = nn.Linear(1, 1)  # torch modules need a parameter for RLlib's device lookups
         self._no_parameters.requires_grad_(False)

@@ -18,6 +18,7 @@ EXAMPLES = {
 
 def test_every_example_is_listed():
     assert sorted(p.name for p in (ROOT / "examples").glob("*.py")) == sorted([*EXAMPLES, "rllib_selfplay.py"])
+    assert (ROOT / "tests" / "ray" / "test_rllib_example.py").is_file(), "rllib_selfplay.py runs in tests/ray"
 
 
 @pytest.mark.slow

@@ -42,7 +42,7 @@ from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_r
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.base import Policy, is_legal_index
 from rouba_env.players.registry import make_policy
-from rouba_env.evaluation.stats import PlayerStats, player_stats, rating_table
+from rouba_env.evaluation.stats import RATINGS_NEED, PlayerStats, player_stats, rating_table
 
 DEAL_SEED_BITS = 63
 CHUNKS_PER_WORKER = 16
@@ -272,6 +272,9 @@ class EvaluationResult:
                 members = ", ".join(f"{m['player']} {m['win_rate'] * 100:.1f}% {m['mean_margin']:+.2f}"
                                     for m in row["members"])
                 lines.append(f"  {members}  ({row['games']} games)")
+        if self.ratings is None and (self.rules.num_players >= 3 or len(self.lineups) > 1):
+            lines.append("")
+            lines.append(f"(no rating table: it needs {RATINGS_NEED})")
         if self.ratings:
             lines.append("")
             lines.append(f"{'rating (openskill PlackettLuce)':<{width + 20}}  {'mu':>7}  {'sigma':>6}  {'ordinal':>7}")

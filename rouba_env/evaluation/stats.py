@@ -110,11 +110,24 @@ def player_stats(label: str, spec: str, player: int, records: Sequence) -> Playe
     return PlayerStats(label, spec, games, wins, wins / games, low, high, *score, *margin, per_seat)
 
 
-def rating_table(labels: Sequence[str], records: Sequence) -> list[dict]:
-    """Openskill Plackett-Luce ratings from every game in record order, best ordinal first.
+RATINGS_NEED = 'openskill (pip install "rouba_env[train]" or pip install openskill)'
+"""What the rating table needs; the core install plays and evaluates without it."""
+
+
+def ratings_available() -> bool:
+    """True when openskill can be imported (the ``train`` and ``dev`` extras bring it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("openskill") is not None
+
+
+def rating_table(labels: Sequence[str], records: Sequence) -> list[dict] | None:
+    """Openskill Plackett-Luce ratings from every game in record order, best ordinal first; None without openskill.
 
     A game's ranks follow its scores (equal scores share a rank).
     """
+    if not ratings_available():
+        return None
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
