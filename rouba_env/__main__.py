@@ -1,7 +1,7 @@
 """``python -m rouba_env COMMAND [options]``: the console commands without their scripts.
 
 COMMAND is train, evaluate, play or benchmark (the same as ``rouba-train`` etc.;
-each module also runs as ``python -m rouba_env.cli.COMMAND``).
+each also runs as ``python -m rouba_env.COMMAND``).
 """
 
 import sys
@@ -11,9 +11,13 @@ COMMANDS = ("train", "evaluate", "play", "benchmark")
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    usage = f"usage: python -m rouba_env {{{','.join(COMMANDS)}}} [options]  (COMMAND --help for its options)"
+    if argv and argv[0] in ("-h", "--help"):
+        print(usage)
+        return 0
     if not argv or argv[0] not in COMMANDS:
         given = repr(argv[0]) if argv else "none"
-        print(f"usage: python -m rouba_env {{{','.join(COMMANDS)}}} [options]; got {given}", file=sys.stderr)
+        print(f"{usage}\nerror: unknown command {given}", file=sys.stderr)
         return 2
     import importlib
 

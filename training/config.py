@@ -204,9 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "defaults, then the resumed run's saved settings (--resume), then --config, then the flags.",
     )
     parser.add_argument("--config", type=Path, metavar="TOML", help="TOML file setting any of the fields below")
-    parser.add_argument("--resume", action="store_true",
+    parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=False,
                         help="carry on from the last checkpoint in --run-dir, with its saved settings")
-    parser.add_argument("--overwrite", action="store_true",
+    parser.add_argument("--overwrite", action=argparse.BooleanOptionalAction, default=False,
                         help="start afresh in a --run-dir that holds an earlier run, deleting that run's files")
     docs = field_docs()
     for field in dataclasses.fields(TrainConfig):

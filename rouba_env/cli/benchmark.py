@@ -43,6 +43,7 @@ from typing import Callable
 import numpy as np
 
 import rouba_env
+from rouba_env.cli.common import HelpWithDefaults
 from rouba_env.files import write_atomically
 from rouba_env.rules import engine
 from rouba_env.rules.config import PRESET_FIELDS, preset
@@ -378,9 +379,9 @@ DEFAULT_SECTIONS = [name for name in SECTIONS if name != "baseline"]
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="rouba-benchmark", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--only", nargs="+", choices=sorted(SECTIONS), metavar="SECTION",
-                        help=f"run only these sections ({', '.join(SECTIONS)})")
+                                     formatter_class=HelpWithDefaults)
+    parser.add_argument("--only", nargs="+", choices=sorted(SECTIONS), metavar="SECTION", default=None,
+                        help=f"run only these sections ({', '.join(SECTIONS)}; default: every one but baseline)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (the median is reported)")
     parser.add_argument("--steps", type=int, default=2_000_000,
                         help="VectorGame: game steps (all slots together) per run")
@@ -400,7 +401,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--baseline-ref", default="pre-refactor",
                         help="baseline section: the git commit or tag to compare this tree with")
     parser.add_argument("--baseline-batch", type=int, default=4096, help="baseline section: VectorGame batch size")
-    parser.add_argument("--quick", action="store_true", help="tiny budgets: a smoke run of every section")
+    parser.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,
+                        help="tiny budgets: a smoke run of every section")
     args = parser.parse_args(argv)
     if args.quick:
         args.repeats = min(args.repeats, 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Callable
 
@@ -51,3 +52,20 @@ class Progress:
 def run_main(main: Callable[[list[str] | None], int]) -> None:
     """``sys.exit(main())`` for ``python -m`` and scripts."""
     sys.exit(main(None))
+
+
+class HelpWithDefaults(argparse.HelpFormatter):
+    """Adds "(default: X)" to an option's help once, unless the help already names its default or it has none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.default in (None, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        default = action.default
+        if isinstance(default, bool):
+            shown = "on" if default else "off"
+        elif isinstance(default, (list, tuple)):
+            shown = " ".join(map(str, default))
+        else:
+            shown = str(default)
+        return f"{text} (default: {shown})"

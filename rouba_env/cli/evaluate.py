@@ -21,7 +21,7 @@ import re
 import sys
 from pathlib import Path
 
-from rouba_env.cli.common import Progress, fail, run_main
+from rouba_env.cli.common import HelpWithDefaults, Progress, fail, run_main
 
 DEFAULT_GAMES = 200
 DEFAULT_OUTPUT_DIR = Path("runs") / "eval"
@@ -32,26 +32,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from rouba_env.players.registry import known_players
     from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
 
-    parser = argparse.ArgumentParser(prog="rouba-evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="rouba-evaluate", description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpWithDefaults)
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
                         help=f"player specs: {', '.join(known_players())} "
                              f"(options like expert:samples=32; checkpoint:PATH or one of {', '.join(shipped_names())})")
     parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
-                        help=f"games to play, rounded up to whole duplicate deals (default {DEFAULT_GAMES})")
+                        help="games to play, rounded up to whole duplicate deals")
     parser.add_argument("--num-players", type=int, default=None, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
                         metavar="N", help="seats per game, 2..8 (default: number of specs, within 2..8)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
-    parser.add_argument("--seed", type=int, default=0, help="seed of deals and players' randomness (default 0)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of deals and players' randomness")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--json", type=Path, default=None,
                         help=f"output JSON path (default {DEFAULT_OUTPUT_DIR}/<players>_<N>p_<rules>_seed<S>.json)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
-                        help="show a progress bar (default: on)")
+                        help="show a progress bar")
     parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
                         help="also write one replayable JSON record per game into DIR")
     parser.add_argument("--ray", action=argparse.BooleanOptionalAction, default=False,
-                        help="play the deals as tasks on Ray (a local Ray unless --ray-address); same results "
-                             "(default: off)")
+                        help="play the deals as tasks on Ray (a local Ray unless --ray-address); same results")
     parser.add_argument("--ray-address", default=None, metavar="ADDR",
                         help="Ray cluster to join (auto, HOST:PORT); implies --ray")
     args = parser.parse_args(argv)

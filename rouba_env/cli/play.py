@@ -24,7 +24,7 @@ from rouba_env.rules import scoring
 from rouba_env.encoding.actions import ActionEncoding, describe_move
 from rouba_env.rules.config import PRESET_FIELDS, make_rules
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.cli.common import fail, run_main
+from rouba_env.cli.common import HelpWithDefaults, fail, run_main
 from rouba_env.players.base import is_legal_index
 from rouba_env.players.checkpoint import shipped_names
 from rouba_env.players.registry import known_players, make_policy
@@ -32,17 +32,17 @@ from rouba_env.envs.render import render_text
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="rouba-play", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="rouba-play", description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpWithDefaults)
     parser.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                         help=f"player spec for each other seat: {', '.join(known_players())}, or checkpoint:PATH "
-                             f"or checkpoint:NAME with NAME one of {', '.join(shipped_names())} (default: heuristic)")
+                             f"or checkpoint:NAME with NAME one of {', '.join(shipped_names())}")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS),
-                        help="rules preset (default: standard)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat; 0 plays first with the default dealer "
-                                                            "(default: 0)")
+                        help="rules preset")
+    parser.add_argument("--seat", type=int, default=0, help="your seat; 0 plays first with the default dealer")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents' randomness "
                                                                "(default: a fresh shuffle)")
-    parser.add_argument("--web", action="store_true",
+    parser.add_argument("--web", action=argparse.BooleanOptionalAction, default=False,
                         help="play in the browser instead (options: --port, --host, --replays, --save-games; "
                              "see rouba-play --web --help)")
     return parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Play and watch rouba-monte in the browser: a small JSON server on the standard library.
 
-    python scripts/play.py --web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--save-games DIR]
+    rouba-play --web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--save-games DIR]
 
 Routes (everything else is 404; every asset is served from this package, no CDN):
 
@@ -216,17 +216,18 @@ def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, replays: "st
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="rouba-play --web", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default: {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT}; 0: any free)")
     parser.add_argument("--replays", type=Path, default=None, metavar="DIR",
                         help="folder of game records for the replay view")
     parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
                         help="write a record of every finished browser game into DIR")
     parser.add_argument("--ttl", type=float, default=DEFAULT_TTL_S, metavar="SECONDS",
-                        help=f"forget games idle this long (default {DEFAULT_TTL_S})")
+                        help=f"forget games idle this long (default: {DEFAULT_TTL_S})")
     parser.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES,
-                        help=f"games kept at once (default {DEFAULT_MAX_GAMES})")
-    parser.add_argument("--quiet", action="store_true", help="no request log")
+                        help=f"games kept at once (default: {DEFAULT_MAX_GAMES})")
+    parser.add_argument("--quiet", action=argparse.BooleanOptionalAction, default=False,
+                        help="no request log (default: off)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be in 0..65535, got {args.port}")
