@@ -28,9 +28,11 @@ import numpy as np
 
 from rouba_env.batched import kernels
 from rouba_env.batched.kernels import (
-    NUM_PARAMS, P_A, P_AUTO, P_D, P_DEALER, P_DRAW, P_FIRST_PLAYER, P_HAND, P_LEFTOVERS, P_M, P_MARGIN, P_MUST, P_N,
-    P_O_ACT, P_O_DEALER, P_O_DECK, P_O_FLIP, P_O_HSIZE, P_O_PRESENT, P_O_PSIZE, P_O_RULES, P_O_SEEN, P_O_TABLE,
-    P_O_TOP, P_T, P_TABLE_CARDS, P_TAKE_ALL, P_TOTAL, JOKER_SLOT, RANK_SLOTS,
+    NUM_PARAMS, PARAM_AUTO_RESET, PARAM_DEALER, PARAM_DRAW_FROM_DECK, PARAM_FIRST_PLAYER, PARAM_HAND_SIZE,
+    PARAM_LEFTOVERS, PARAM_MARGIN_REWARD, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS, PARAM_NUM_TARGETS, PARAM_OBS_DEALER,
+    PARAM_OBS_DECK, PARAM_OBS_FLIPPED, PARAM_OBS_HAND_SIZE, PARAM_OBS_PILE_SIZE, PARAM_OBS_PILE_TOP, PARAM_OBS_PRESENT,
+    PARAM_OBS_RULES, PARAM_OBS_SEEN, PARAM_OBS_TABLE, PARAM_OBS_TO_ACT, PARAM_TABLE_CARDS, PARAM_TAKE_ALL,
+    PARAM_TOTAL_CARDS, JOKER_SLOT, RANK_SLOTS,
 )
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
 from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS, RULE_FLAGS, ObservationEncoder
@@ -100,20 +102,19 @@ class VectorGame:
         self.num_players = n = config.num_players
         self.num_targets = actions.num_targets
         self.total_cards = config.total_cards
-        B, C, m = self.batch_size, config.total_cards, self.max_players
+        B, C = self.batch_size, config.total_cards
         lay = encoder.layout
         params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_N], params[P_M], params[P_T] = n, m, actions.num_targets
-        params[P_HAND], params[P_TABLE_CARDS] = config.hand_size, config.table_cards
-        params[P_TAKE_ALL], params[P_MUST] = config.take_all, config.must_capture
-        params[P_LEFTOVERS], params[P_DRAW] = config.leftovers_to_last_capturer, config.draw_from_deck
-        params[P_FIRST_PLAYER], params[P_DEALER], params[P_TOTAL] = config.first_player, config.dealer, C
-        params[P_MARGIN], params[P_AUTO] = reward == "margin", self.auto_reset
-        params[P_D], params[P_A] = self.obs_size, self.num_actions
-        for index, block in ((P_O_TABLE, "table"), (P_O_SEEN, "seen"), (P_O_TOP, "pile_top"),
-                             (P_O_PSIZE, "pile_size"), (P_O_HSIZE, "hand_size"), (P_O_PRESENT, "present"),
-                             (P_O_DEALER, "dealer"), (P_O_ACT, "to_act"), (P_O_DECK, "deck"),
-                             (P_O_FLIP, "flipped"), (P_O_RULES, "rules")):
+        params[PARAM_NUM_PLAYERS], params[PARAM_NUM_TARGETS] = n, actions.num_targets
+        params[PARAM_HAND_SIZE], params[PARAM_TABLE_CARDS] = config.hand_size, config.table_cards
+        params[PARAM_TAKE_ALL], params[PARAM_MUST_CAPTURE] = config.take_all, config.must_capture
+        params[PARAM_LEFTOVERS], params[PARAM_DRAW_FROM_DECK] = config.leftovers_to_last_capturer, config.draw_from_deck
+        params[PARAM_FIRST_PLAYER], params[PARAM_DEALER], params[PARAM_TOTAL_CARDS] = config.first_player, config.dealer, C
+        params[PARAM_MARGIN_REWARD], params[PARAM_AUTO_RESET] = reward == "margin", self.auto_reset
+        for index, block in ((PARAM_OBS_TABLE, "table"), (PARAM_OBS_SEEN, "seen"), (PARAM_OBS_PILE_TOP, "pile_top"),
+                             (PARAM_OBS_PILE_SIZE, "pile_size"), (PARAM_OBS_HAND_SIZE, "hand_size"), (PARAM_OBS_PRESENT, "present"),
+                             (PARAM_OBS_DEALER, "dealer"), (PARAM_OBS_TO_ACT, "to_act"), (PARAM_OBS_DECK, "deck"),
+                             (PARAM_OBS_FLIPPED, "flipped"), (PARAM_OBS_RULES, "rules")):
             params[index] = lay[block].start
         if lay["hand"].start != 0 or PILE_TOP_SLOTS != RANK_SLOTS or EMPTY_SLOT != JOKER_SLOT or len(RULE_FLAGS) != 5:
             raise RuntimeError("observation layout changed; rouba_env.batched.game must be updated")  # pragma: no cover

@@ -33,12 +33,14 @@ PILE_TOP_SLOTS = NUM_RANKS + 1
 EMPTY_TOP_SLOT = NUM_RANKS
 
 
-# Indices into the int64 parameter vector handed to the kernels.
-P_N, P_M, P_T, P_HAND, P_TABLE_CARDS, P_TAKE_ALL, P_MUST, P_LEFTOVERS, P_DRAW, P_FIRST_PLAYER, P_DEALER, P_TOTAL = range(12)
-P_MARGIN, P_AUTO, P_D, P_A = range(12, 16)
-P_O_TABLE, P_O_SEEN, P_O_TOP, P_O_PSIZE, P_O_HSIZE, P_O_PRESENT, P_O_DEALER, P_O_ACT, P_O_DECK = range(16, 25)
-P_O_FLIP, P_O_RULES = range(25, 27)
-NUM_PARAMS = 27
+# Indices into the int64 parameter vector handed to the kernels (`VectorGame` fills it): the rules ...
+(PARAM_NUM_PLAYERS, PARAM_NUM_TARGETS, PARAM_HAND_SIZE, PARAM_TABLE_CARDS, PARAM_TAKE_ALL, PARAM_MUST_CAPTURE,
+ PARAM_LEFTOVERS, PARAM_DRAW_FROM_DECK, PARAM_FIRST_PLAYER, PARAM_DEALER, PARAM_TOTAL_CARDS, PARAM_MARGIN_REWARD,
+ PARAM_AUTO_RESET) = range(13)
+# ... and where each block of the observation vector starts.
+(PARAM_OBS_TABLE, PARAM_OBS_SEEN, PARAM_OBS_PILE_TOP, PARAM_OBS_PILE_SIZE, PARAM_OBS_HAND_SIZE, PARAM_OBS_PRESENT,
+ PARAM_OBS_DEALER, PARAM_OBS_TO_ACT, PARAM_OBS_DECK, PARAM_OBS_FLIPPED, PARAM_OBS_RULES) = range(13, 24)
+NUM_PARAMS = 24
 
 
 
@@ -46,21 +48,21 @@ NUM_PARAMS = 27
 def write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
     """Observation of absolute ``seat`` in slot ``b`` into ``obs[b]`` (see `rouba_env.encoding.observation`)."""
     # Every parameter is read before the first store: the compiler cannot tell `obs` and `p` apart.
-    n = p[P_N]
-    o_table = p[P_O_TABLE]
-    o_seen = p[P_O_SEEN]
-    o_top = p[P_O_TOP]
-    o_psize = p[P_O_PSIZE]
-    o_hsize = p[P_O_HSIZE]
-    o_present = p[P_O_PRESENT]
-    o_dealer = p[P_O_DEALER]
-    o_act = p[P_O_ACT]
-    o_deck = p[P_O_DECK]
-    o_flip = p[P_O_FLIP]
-    o_rules = p[P_O_RULES]
-    dealer = p[P_DEALER]
-    draw = p[P_DRAW] != 0
-    total = np.float32(p[P_TOTAL])
+    n = p[PARAM_NUM_PLAYERS]
+    o_table = p[PARAM_OBS_TABLE]
+    o_seen = p[PARAM_OBS_SEEN]
+    o_top = p[PARAM_OBS_PILE_TOP]
+    o_psize = p[PARAM_OBS_PILE_SIZE]
+    o_hsize = p[PARAM_OBS_HAND_SIZE]
+    o_present = p[PARAM_OBS_PRESENT]
+    o_dealer = p[PARAM_OBS_DEALER]
+    o_act = p[PARAM_OBS_TO_ACT]
+    o_deck = p[PARAM_OBS_DECK]
+    o_flip = p[PARAM_OBS_FLIPPED]
+    o_rules = p[PARAM_OBS_RULES]
+    dealer = p[PARAM_DEALER]
+    draw = p[PARAM_DRAW_FROM_DECK] != 0
+    total = np.float32(p[PARAM_TOTAL_CARDS])
     cur = current[b]
     for i in range(obs.shape[1]):
         obs[b, i] = 0.0
@@ -98,10 +100,10 @@ def write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pi
 @numba.njit(cache=True, nogil=True, inline="always")
 def write_mask(mask, b, p, hands, table, top, current):
     """Legal-action mask of the seat to act in slot ``b`` into ``mask[b]`` (all zero when the game is over)."""
-    n = p[P_N]
-    T = p[P_T]
-    take_all = p[P_TAKE_ALL] != 0
-    must = p[P_MUST] != 0
+    n = p[PARAM_NUM_PLAYERS]
+    num_targets = p[PARAM_NUM_TARGETS]
+    take_all = p[PARAM_TAKE_ALL] != 0
+    must = p[PARAM_MUST_CAPTURE] != 0
     cur = current[b]
     for i in range(mask.shape[1]):
         mask[b, i] = 0
@@ -116,9 +118,9 @@ def write_mask(mask, b, p, hands, table, top, current):
         if t >= 0:
             pile_bits |= 1 << t
             if hands[b, cur, t] > 0:
-                mask[b, t * T + TARGET_PILE_OFFSET + o] = 1
+                mask[b, t * num_targets + TARGET_PILE_OFFSET + o] = 1
             if has_joker:
-                mask[b, (JOKER_KIND_OFFSET + t) * T + TARGET_PILE_OFFSET + o] = 1
+                mask[b, (JOKER_KIND_OFFSET + t) * num_targets + TARGET_PILE_OFFSET + o] = 1
         seat += 1
         if seat == n:
             seat = 0
@@ -129,29 +131,29 @@ def write_mask(mask, b, p, hands, table, top, current):
         can_capture = on_table or joker_table or ((pile_bits >> r) & 1) != 0
         if hands[b, cur, r] > 0:
             if on_table:
-                mask[b, r * T + TARGET_TABLE] = 1
+                mask[b, r * num_targets + TARGET_TABLE] = 1
             if joker_table:
-                mask[b, r * T + TARGET_TABLE_JOKER] = 1
+                mask[b, r * num_targets + TARGET_TABLE_JOKER] = 1
             if not can_capture or not must:
-                mask[b, r * T + TARGET_DISCARD] = 1
+                mask[b, r * num_targets + TARGET_DISCARD] = 1
         if has_joker:
             if on_table:
-                mask[b, (JOKER_KIND_OFFSET + r) * T + TARGET_TABLE] = 1
+                mask[b, (JOKER_KIND_OFFSET + r) * num_targets + TARGET_TABLE] = 1
             if joker_table:
-                mask[b, (JOKER_KIND_OFFSET + r) * T + TARGET_TABLE_JOKER] = 1
+                mask[b, (JOKER_KIND_OFFSET + r) * num_targets + TARGET_TABLE_JOKER] = 1
             if can_capture:
                 joker_can_capture = True
     if has_joker and (not joker_can_capture or not must):
-        mask[b, JOKER_KIND_OFFSET * T + TARGET_DISCARD] = 1
+        mask[b, JOKER_KIND_OFFSET * num_targets + TARGET_DISCARD] = 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def deal_hands(b, p, hands, hand_count, deck, deck_len):
     """One card at a time from the first player, up to the hand size each, until the deck runs out."""
-    n = p[P_N]
-    fp = p[P_FIRST_PLAYER]
+    n = p[PARAM_NUM_PLAYERS]
+    fp = p[PARAM_FIRST_PLAYER]
     left = deck_len[b]
-    for _ in range(p[P_HAND]):
+    for _ in range(p[PARAM_HAND_SIZE]):
         seat = fp
         for _o in range(n):
             if left == 0:
@@ -170,7 +172,7 @@ def deal_hands(b, p, hands, hand_count, deck, deck_len):
 @numba.njit(cache=True, nogil=True, inline="always")
 def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn):
     """Deal a new game in slot ``b`` from a shuffle ``order`` (a row of `engine.shuffle_order`)."""
-    n = p[P_N]
+    n = p[PARAM_NUM_PLAYERS]
     for s in range(n):
         for r in range(RANK_SLOTS):
             hands[b, s, r] = 0
@@ -179,20 +181,20 @@ def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, to
         top[b, s] = EMPTY_PILE
     for r in range(RANK_SLOTS):
         table[b, r] = 0
-    total = p[P_TOTAL]
+    total = p[PARAM_TOTAL_CARDS]
     for j in range(total):
         deck[b, j] = base_ranks[order[j]]
     deck_len[b] = total
     last_cap[b] = NO_SEAT
     turn[b] = 0
-    fp = p[P_FIRST_PLAYER]
-    if p[P_DRAW] == 0:
+    fp = p[PARAM_FIRST_PLAYER]
+    if p[PARAM_DRAW_FROM_DECK] == 0:
         deal_hands(b, p, hands, hand_count, deck, deck_len)
     left = deck_len[b]
-    for _ in range(p[P_TABLE_CARDS]):
+    for _ in range(p[PARAM_TABLE_CARDS]):
         left -= 1
         table[b, deck[b, left]] += 1
-    if p[P_DRAW] != 0:
+    if p[PARAM_DRAW_FROM_DECK] != 0:
         left -= 1
         hands[b, fp, deck[b, left]] += 1
         hand_count[b, fp] += 1
@@ -217,11 +219,11 @@ def deal_games(idx, orders, base_ranks, p, rules, hands, hand_count, table, seen
 @numba.njit(cache=True, nogil=True, inline="never")
 def first_illegal(actions, mask, current):
     """First live slot whose action is out of range or illegal, or -1."""
-    A = mask.shape[1]
+    num_actions = mask.shape[1]
     for b in range(actions.shape[0]):
         if current[b] >= 0:
             a = actions[b]
-            if a < 0 or a >= A or mask[b, a] == 0:
+            if a < 0 or a >= num_actions or mask[b, a] == 0:
                 return b
     return -1
 
@@ -230,15 +232,15 @@ def first_illegal(actions, mask, current):
 def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn,
             obs, mask, rewards, done, final_scores, ended):
     """Play one (checked) action per live slot; returns how many games ended (their slots in ``ended``)."""
-    n = p[P_N]
-    T = p[P_T]
-    take_all = p[P_TAKE_ALL] != 0
-    draw = p[P_DRAW] != 0
-    auto = p[P_AUTO] != 0
-    first_player = p[P_FIRST_PLAYER]
-    leftovers = p[P_LEFTOVERS] != 0
-    margin = p[P_MARGIN] != 0
-    total_cards = p[P_TOTAL]
+    n = p[PARAM_NUM_PLAYERS]
+    num_targets = p[PARAM_NUM_TARGETS]
+    take_all = p[PARAM_TAKE_ALL] != 0
+    draw = p[PARAM_DRAW_FROM_DECK] != 0
+    auto = p[PARAM_AUTO_RESET] != 0
+    first_player = p[PARAM_FIRST_PLAYER]
+    leftovers = p[PARAM_LEFTOVERS] != 0
+    margin = p[PARAM_MARGIN_REWARD] != 0
+    total_cards = p[PARAM_TOTAL_CARDS]
     n_ended = 0
     for b in range(actions.shape[0]):
         done[b] = False
@@ -248,8 +250,8 @@ def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, dec
         if cur < 0:
             continue
         a = actions[b]
-        kind = a // T
-        target = a - kind * T
+        kind = a // num_targets
+        target = a - kind * num_targets
         if kind >= JOKER_KIND_OFFSET:
             card = JOKER_SLOT
             rank = kind - JOKER_KIND_OFFSET
@@ -383,10 +385,10 @@ def refresh_all(p, rules, hands, hand_count, table, seen, pile, top, deck_len, c
 @numba.njit(cache=True, nogil=True, inline="never")
 def sample_legal(mask, u, out):
     """``out[b]``: the ``floor(u[b] * legal)``-th legal action of row ``b`` (0 when none is legal)."""
-    A = mask.shape[1]
+    num_actions = mask.shape[1]
     for b in range(mask.shape[0]):
         count = 0
-        for a in range(A):
+        for a in range(num_actions):
             count += mask[b, a]
         out[b] = 0
         if count == 0:
@@ -394,7 +396,7 @@ def sample_legal(mask, u, out):
         k = int(u[b] * count)
         if k >= count:
             k = count - 1
-        for a in range(A):
+        for a in range(num_actions):
             if mask[b, a] != 0:
                 if k == 0:
                     out[b] = a
