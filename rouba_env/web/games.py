@@ -22,6 +22,7 @@ import numpy as np
 from rouba_env.encoding.actions import ActionEncoding, describe_move
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.evaluation.records import RECORD_SUFFIX, ReplayRecord, write_record
+from rouba_env.players.checkpoint import METADATA_FILE, SHIPPED_ALIASES, SHIPPED_DIR, shipped_names
 from rouba_env.players.registry import BUILTIN_PLAYERS, make_policy, parse_spec
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, make_rules
@@ -59,21 +60,40 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_opponent_spec(spec) -> str:
-    """A spec the server accepts: a built-in player; a checkpoint only by shipped name (no file paths)."""
+def available_checkpoints(folder: "Path | None") -> dict[str, Path]:
+    """Checkpoint name -> folder: the shipped ones, and the checkpoint folders directly inside ``folder``.
+
+    The browser names checkpoints only from this listing, never by path.
+    """
+    names = {}
+    for name in shipped_names():
+        names[name] = SHIPPED_DIR / SHIPPED_ALIASES.get(name, name)
+    if folder is not None:
+        for child in sorted(folder.iterdir()):
+            if (child.is_dir() and not child.is_symlink() and SHIPPED_CHECKPOINT_PATTERN.match(child.name)
+                    and (child / METADATA_FILE).is_file()):
+                names[child.name] = child.resolve()
+    return names
+
+
+def check_opponent_spec(spec, checkpoints: dict[str, Path]) -> tuple[str, str]:
+    """(spec as shown, spec to build the player from): a built-in player, or a checkpoint named from ``checkpoints``."""
     if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC_LENGTH:
         raise bad_request(f"an opponent must be a player spec string of at most {MAX_SPEC_LENGTH} characters, "
                           f"got {spec!r}")
     try:
-        name, argument, _ = parse_spec(spec)
+        name, argument, options = parse_spec(spec)
     except ValueError as error:
         raise bad_request(str(error)) from None
     if name not in BUILTIN_PLAYERS:
         raise bad_request(f"unknown player {name!r} in spec {spec!r}; known players: {sorted(BUILTIN_PLAYERS)}")
-    if name == "checkpoint" and (argument is None or not SHIPPED_CHECKPOINT_PATTERN.match(argument)):
-        raise bad_request(f"spec {spec!r}: the browser may only load shipped checkpoints by name "
-                          f"(e.g. checkpoint:2p), not paths")
-    return spec
+    if name != "checkpoint":
+        return spec, spec
+    if argument not in checkpoints:
+        raise bad_request(f"spec {spec!r}: the browser loads checkpoints by name only, one of {sorted(checkpoints)} "
+                          f"(start the server with --checkpoints DIR to offer the checkpoint folders in DIR)")
+    extra = "".join(f",{key}={value}" for key, value in options.items())
+    return spec, f"checkpoint:{checkpoints[argument]}{extra}"
 
 
 class WebGame:
@@ -177,7 +197,7 @@ class GameStore:
 
     def __init__(self, ttl_s: float = DEFAULT_TTL_S, max_games: int = DEFAULT_MAX_GAMES,
                  save_folder: "str | Path | None" = None, clock: Callable[[], float] = time.monotonic,
-                 seed: int | None = None):
+                 seed: int | None = None, checkpoint_folder: "str | Path | None" = None):
         if not ttl_s > 0:
             raise ValueError(f"ttl_s must be positive, got {ttl_s!r}")
         if not _is_int(max_games) or max_games < 1:
@@ -185,6 +205,8 @@ class GameStore:
         self.ttl_s = ttl_s
         self.max_games = max_games
         self.save_folder = Path(save_folder) if save_folder is not None else None
+        self.checkpoint_folder = Path(checkpoint_folder) if checkpoint_folder is not None else None
+        """Its checkpoint subfolders may be opponents, by name (``checkpoint:NAME``)."""
         self.clock = clock
         self.seeds = np.random.SeedSequence(seed)
         """Each game's randomness is spawned from this (``seed`` None: fresh entropy)."""
@@ -214,7 +236,8 @@ class GameStore:
         if not isinstance(opponents, list) or len(opponents) != num_players - 1:
             raise bad_request(f"opponents must be a list of {num_players - 1} player specs "
                               f"(one per other seat), got {opponents!r}")
-        opponents = [check_opponent_spec(spec) for spec in opponents]
+        checked = [check_opponent_spec(spec, available_checkpoints(self.checkpoint_folder)) for spec in opponents]
+        opponents = [shown for shown, _ in checked]
         preset = body.get("rules", "standard")
         if preset not in PRESET_FIELDS:
             raise bad_request(f"unknown rules preset {preset!r}; known: {sorted(PRESET_FIELDS)}")
@@ -227,7 +250,7 @@ class GameStore:
         rules = make_rules(preset, num_players=num_players)
         others = [s for s in range(num_players) if s != seat]
         try:
-            policies = {s: make_policy(spec, rules) for s, spec in zip(others, opponents)}
+            policies = {s: make_policy(build, rules) for s, (_, build) in zip(others, checked)}
         except (ValueError, FileNotFoundError) as error:
             raise bad_request(str(error)) from None
         specs = [HUMAN] * num_players

@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
 from rouba_env.web.games import DEFAULT_MAX_GAMES, DEFAULT_TTL_S, PLAYER_SUGGESTIONS, ApiError, GameStore
+from rouba_env.web.games import available_checkpoints
 from rouba_env.web.replays import ReplayLibrary
 
 DEFAULT_HOST = "127.0.0.1"
@@ -174,6 +175,7 @@ class RequestHandler(BaseHTTPRequestHandler):
                 "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS,
                 "rules": sorted(PRESET_FIELDS), "players": list(PLAYER_SUGGESTIONS),
                 "replays": self.server.replays is not None,
+                "checkpoints": sorted(available_checkpoints(self.server.store.checkpoint_folder)),
             })
         if len(segments) == 3 and segments[:2] == ["api", "games"]:
             since = query.get("since")
@@ -207,10 +209,10 @@ class RequestHandler(BaseHTTPRequestHandler):
 def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, replays: "str | Path | None" = None,
                 save_games: "str | Path | None" = None, ttl_s: float = DEFAULT_TTL_S,
                 max_games: int = DEFAULT_MAX_GAMES, max_body: int = DEFAULT_MAX_BODY, quiet: bool = False,
-                store: GameStore | None = None) -> RoubaServer:
+                store: GameStore | None = None, checkpoints: "str | Path | None" = None) -> RoubaServer:
     """A bound, not yet serving server (port 0: any free port; see ``server.url``)."""
     library = ReplayLibrary(replays) if replays is not None else None
-    store = store or GameStore(ttl_s=ttl_s, max_games=max_games, save_folder=save_games)
+    store = store or GameStore(ttl_s=ttl_s, max_games=max_games, save_folder=save_games, checkpoint_folder=checkpoints)
     return RoubaServer((host, port), store, library, max_body=max_body, quiet=quiet)
 
 
@@ -222,6 +224,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="folder of game records for the replay view")
     parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
                         help="write a record of every finished browser game into DIR")
+    parser.add_argument("--checkpoints", type=Path, default=None, metavar="DIR",
+                        help="offer the checkpoint folders inside DIR as opponents, by name (checkpoint:NAME); "
+                             "the shipped ones are always offered")
     parser.add_argument("--ttl", type=float, default=DEFAULT_TTL_S, metavar="SECONDS",
                         help=f"forget games idle this long (default: {DEFAULT_TTL_S})")
     parser.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES,
@@ -233,6 +238,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--port must be in 0..65535, got {args.port}")
     if args.replays is not None and not args.replays.is_dir():
         parser.error(f"--replays {str(args.replays)!r} is not a folder")
+    if args.checkpoints is not None and not args.checkpoints.is_dir():
+        parser.error(f"--checkpoints {str(args.checkpoints)!r} is not a folder")
     if not args.ttl > 0:
         parser.error(f"--ttl must be positive, got {args.ttl}")
     if args.max_games < 1:
@@ -245,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         server = make_server(args.host, args.port, args.replays, args.save_games, args.ttl, args.max_games,
-                             quiet=args.quiet)
+                             quiet=args.quiet, checkpoints=args.checkpoints)
     except OSError as error:
         print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 1

@@ -13,10 +13,6 @@ POLL_INTERVAL_S = 0.02
 """How often a serving thread checks for shutdown (keeps teardown short)."""
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: long or subprocess/browser tests (CI still runs them)")
-
-
 class Client:
     """Calls one server; every answer is (status, decoded JSON body)."""
 

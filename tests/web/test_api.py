@@ -41,7 +41,8 @@ def play_out(client, view) -> dict:
     ({"num_players": True, "opponents": ["random"]}, "num_players"),
     ({"num_players": 3, "opponents": ["random"]}, "opponents must be a list of 2"),
     ({"num_players": 2, "opponents": ["wizard"]}, "unknown player 'wizard'"),
-    ({"num_players": 2, "opponents": ["checkpoint:/etc/passwd"]}, "only load shipped checkpoints"),
+    ({"num_players": 2, "opponents": ["checkpoint:/etc/passwd"]}, "loads checkpoints by name only"),
+    ({"num_players": 2, "opponents": ["checkpoint:../2p"]}, "loads checkpoints by name only"),
     ({"num_players": 2, "opponents": ["checkpoint:no-such-name"]}, "no-such-name"),
     ({"num_players": 2, "opponents": ["expert:bogus=1"]}, "bogus"),
     ({"num_players": 2, "opponents": ["random"], "rules": "poker"}, "unknown rules preset 'poker'"),
@@ -277,3 +278,23 @@ def test_engine_legal_moves_match_grouping_for_jokers(live_server):
             assert all(kind >= engine.JOKER_KIND_OFFSET for kind in kinds)
             return
     pytest.fail("no deal in 40 gave the human a joker")
+
+
+def test_checkpoints_from_a_given_folder_by_name_only(live_server, tmp_path):
+    from rouba_env import preset
+    from rouba_env.players.checkpoint import write_checkpoint
+    from tests.players.test_checkpoint import random_tensors
+
+    rules = preset("standard")
+    write_checkpoint(tmp_path / "mine", random_tensors(rules, 2, (8,)), rules, 2, (8,))
+    (tmp_path / "not-a-checkpoint").mkdir()
+    _, client = live_server(checkpoints=tmp_path)
+    status, options = client.get("/api/options")
+    assert status == 200 and "mine" in options["checkpoints"] and "2p" in options["checkpoints"]
+    assert "not-a-checkpoint" not in options["checkpoints"]
+    status, view = client.post("/api/games", {"num_players": 2, "opponents": ["checkpoint:mine"], "seed": 1})
+    assert status == 201, view
+    assert play_out(client, view)["finished"]
+    for spec in ("checkpoint:not-a-checkpoint", f"checkpoint:{tmp_path / 'mine'}"):
+        status, answer = client.post("/api/games", {"num_players": 2, "opponents": [spec]})
+        assert status == 400 and "by name only" in answer["error"], answer

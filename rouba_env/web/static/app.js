@@ -260,7 +260,8 @@ function fillSetup() {
   for (let n = options.min_players; n <= options.max_players; n += 1) count.appendChild(element("option", { value: n, text: n }));
   for (const name of options.rules) $("rules").appendChild(element("option", { value: name, text: name }));
   $("rules").value = options.rules.includes(DEFAULT_RULES) ? DEFAULT_RULES : options.rules[0];
-  for (const spec of options.players) $("player-specs").appendChild(element("option", { value: spec }));
+  const suggestions = [...options.players, ...(options.checkpoints || []).map((name) => `checkpoint:${name}`)];
+  for (const spec of new Set(suggestions)) $("player-specs").appendChild(element("option", { value: spec }));
   count.addEventListener("change", fillSeats);
   fillSeats();
 }
