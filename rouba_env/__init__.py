@@ -1,11 +1,12 @@
 """rouba_env: rouba-monte ("steal the pile") for reinforcement learning.
 
-Layers, each importing only those before it: `rouba_env.rules` (the pure
-reference engine) <- `rouba_env.encoding` (observations, actions) <-
-`rouba_env.envs` (PettingZoo AEC, Gymnasium) and `rouba_env.batched` (the
-batched engine) <- `rouba_env.players` and `rouba_env.evaluation` <- the
-trainer (`rouba_training`) <- `rouba_env.cli`. Nothing here needs torch:
-trained checkpoints play in numpy.
+Layers: `rouba_env.rules` (the pure reference engine) <-
+`rouba_env.encoding` (observations, actions) <- `rouba_env.envs` (PettingZoo
+AEC, Gymnasium) and `rouba_env.batched` (the batched engine) <-
+`rouba_env.players` and `rouba_env.evaluation` <- the trainer
+(`rouba_training`) <- `rouba_env.cli`. The one arrow the other way:
+`SingleAgentEnv` seats opponents, so it uses the `Policy` protocol and turns
+specs into players. Nothing here needs torch: checkpoints play in numpy.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _package_version

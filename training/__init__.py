@@ -1,1 +1,1 @@
-"""PPO self-play training for rouba-monte (imports torch)."""
+"""PPO self-play training for rouba-monte, installed as ``rouba_training`` (its modules import torch)."""

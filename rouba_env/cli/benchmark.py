@@ -49,6 +49,8 @@ from rouba_env.rules import engine
 from rouba_env.rules.config import PRESET_FIELDS, preset
 
 DEFAULT_JSON = "scripts/results/results.json"
+PRE_REFACTOR_COMMIT = "fc2dfe3b3eacf33486cddf095945c3c86ebec586"
+"""The last commit before the layout refactor (0.1.0's code with the golden tests): the baseline section's default."""
 SCHEMA_VERSION = 1
 
 
@@ -398,7 +400,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--trainer-steps", type=int, default=600_000, help="trainer: learner steps per run")
     parser.add_argument("--sb3-steps", type=int, default=10_240, help="sb3: MaskablePPO steps per run")
     parser.add_argument("--trainer-repeats", type=int, default=3, help="trainer and sb3: runs (median reported)")
-    parser.add_argument("--baseline-ref", default="pre-refactor",
+    parser.add_argument("--baseline-ref", default=PRE_REFACTOR_COMMIT,
                         help="baseline section: the git commit or tag to compare this tree with")
     parser.add_argument("--baseline-batch", type=int, default=4096, help="baseline section: VectorGame batch size")
     parser.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,

@@ -56,7 +56,7 @@ def ask(prompt: str) -> str | None:
         return None
 
 
-def choose_move(state, actions: ActionEncoding) -> engine.Move | None:
+def choose_move(state) -> engine.Move | None:
     moves = engine.legal_moves(state)
     print("\nyour moves:")
     for number, move in enumerate(moves, start=1):
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         seat = state.current
         if seat == args.seat:
             print("\n" + render_text(state, viewer=args.seat))
-            move = choose_move(state, actions)
+            move = choose_move(state)
             if move is None:
                 print("bye!")
                 return 0

@@ -21,7 +21,6 @@ from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed,
 from rouba_env.players.base import Policy, is_legal_index
 from rouba_env.rules.config import RulesConfig, make_rules
 
-OpponentSpec = "str | Policy"
 OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
 
 

@@ -20,7 +20,6 @@ JOKER_RANK = NUM_RANKS
 """Rank index used for jokers in per-rank count vectors."""
 
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-RANK_WORDS = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
 SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
 
 
