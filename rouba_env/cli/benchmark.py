@@ -292,7 +292,7 @@ steps_wanted, batch, seed, vector_steps = (int(value) for value in sys.argv[1:5]
 rng = np.random.default_rng(seed)
 env = rouba_env.env()
 env.reset(seed=seed)
-steps, started = 0, time.perf_counter()
+steps, started = 0, time.process_time()
 while steps < steps_wanted:
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
@@ -304,17 +304,17 @@ while steps < steps_wanted:
             steps += 1
         env.step(action)
     env.reset()
-aec = steps / (time.perf_counter() - started)
+aec = steps / (time.process_time() - started)
 game = VectorGame(rouba_env.preset("standard"), batch, seed=seed)
 game.reset()
 actions = game.random_actions(rng)
 game.step(actions)
-calls, started = 0, time.perf_counter()
+calls, started = 0, time.process_time()
 while calls * batch < vector_steps:
     game.random_actions(rng, out=actions)
     game.step(actions)
     calls += 1
-print(json.dumps({"aec_wrapped": aec, "vector": calls * batch / (time.perf_counter() - started),
+print(json.dumps({"aec_wrapped": aec, "vector": calls * batch / (time.process_time() - started),
                   "source": rouba_env.__file__}))
 """
 """Measures ``rouba_env.env()`` and a `VectorGame` with whatever ``rouba_env`` is first on the path."""
@@ -325,7 +325,9 @@ def bench_baseline(args) -> list[dict]:
 
     The old source is taken with ``git archive``; each round runs one probe
     process per tree, pinned to the same core, the order swapped every round;
-    medians and the ratio (this tree / baseline) are reported.
+    rates are steps per second of the probe's own CPU time (a shared machine's
+    other work does not count against either side); medians and the ratio
+    (this tree / baseline) are reported.
     """
     import subprocess
 

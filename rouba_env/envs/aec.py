@@ -19,6 +19,7 @@ from pettingzoo.utils import wrappers
 from rouba_env.envs.render import render_text
 from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed, check_choice
 from rouba_env.rules.config import RulesConfig, make_rules
+from rouba_env.rules.engine import NO_SEAT
 
 RENDER_MODES = ("ansi", "human")
 RENDER_FPS = 2
@@ -121,19 +122,22 @@ class raw_env(AECEnv):
         return self.encoder.full_state(self.session.require_started("state()"))
 
     def step(self, action) -> None:
-        self.session.require_started("step()")
+        session = self.session
+        if session.state is None:
+            session.require_started("step()")
         if not self.agents:
             raise RuntimeError("the game is over and every agent has stepped out; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        played = self.session.play(action, who=agent)
+        played = session.play(action, who=agent)
         self._cumulative_rewards[agent] = 0.0
-        if not played or self.session.over:
+        current = session.state.current
+        if not played or current == NO_SEAT:
             self._end(illegal=not played)
         else:  # rewards stay zero until the end of the game
-            self.agent_selection = self.possible_agents[self.session.current]
+            self.agent_selection = self.possible_agents[current]
         if self.render_mode == "human":
             self.render()
 

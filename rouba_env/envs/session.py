@@ -130,10 +130,13 @@ class GameSession:
 
     def mask(self, seat: int) -> np.ndarray:
         """int8 mask of ``seat``'s legal actions (all zero when it is not that seat's turn or the game is over)."""
-        self.require_started("reading a mask")
-        if self.over or seat != self.state.current:
+        state = self.state
+        if state is None:
+            self.require_started("reading a mask")
+        if seat != state.current or self.offender is not None:  # not its turn, or the game is over
             return np.zeros(self.actions.size, dtype=np.int8)
-        self._refresh_legal()
+        if self._legal_turn != state.turn:
+            self._refresh_legal()
         return self._mask.copy()  # the caller may keep or change it
 
     def observation(self, seat: int) -> np.ndarray:
@@ -149,8 +152,11 @@ class GameSession:
         (``"raise"``) or ends the game with ``offender`` set and returns False
         (``"terminate"``). ``who`` names the actor in messages.
         """
-        state = self.require_started("step()")
-        self._refresh_legal()
+        state = self.state
+        if state is None:
+            self.require_started("step()")
+        if self._legal_turn != state.turn:
+            self._refresh_legal()
         move, reason = self._legal_move(action)
         if move is None:
             message = (f"illegal action {action!r} for {who} ({reason}); legal actions: "
@@ -179,7 +185,8 @@ class GameSession:
             except ValueError:  # a pile target of a padded, absent seat
                 what = "a move onto an absent seat's pile"
             return None, f"{what}: not a legal move now"
-        return engine.Move(*divmod(action, self.actions.num_targets)), ""
+        kind, target = divmod(action, self.actions.num_targets)
+        return engine.MOVES[kind][target], ""
 
     def final_rewards(self) -> list[float]:
         """Each seat's reward once the game is over (the illegal-action penalty when one ended it)."""

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, RANK_OF_CARD, rank_of
-from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.seeding import DEAL_SEED_BOUND, shuffled_deck
 
 NUM_RANK_SLOTS = NUM_RANKS + 1
@@ -47,6 +47,11 @@ class Move(NamedTuple):
 
     kind: int
     target: int
+
+
+MOVES = tuple(tuple(Move(kind, target) for target in range(TARGET_PILE_OFFSET + MAX_PLAYERS))
+              for kind in range(NUM_KINDS))
+"""``MOVES[kind][target]``: every possible move made once (moves are immutable; the hot loops look them up)."""
 
 
 @dataclass
@@ -172,9 +177,11 @@ def legal_moves(state: GameState) -> list[Move]:
     n = config.num_players
     take_all = config.take_all
     must_capture = config.must_capture
-    hand = rank_counts(state.hands[mover])
-    table = rank_counts(state.table)
-    table_jokers = table[JOKER_RANK] > 0
+    ranks = RANK_OF_CARD
+    hand_ranks = {ranks[card] for card in state.hands[mover]}
+    table_ranks = {ranks[card] for card in state.table}
+    table_jokers = JOKER_RANK in table_ranks
+    joker_in_hand = JOKER_RANK in hand_ranks
     # Targets every card has whatever its rank, in increasing order, then the pile targets per top rank.
     any_rank_targets = [TARGET_TABLE_JOKER] if table_jokers and not take_all else []
     table_by_jokers = take_all and table_jokers
@@ -185,34 +192,32 @@ def legal_moves(state: GameState) -> list[Move]:
         if top != EMPTY_PILE:
             pile_targets.setdefault(top, []).append(TARGET_PILE_OFFSET + offset)
     moves = []
-    joker_in_hand = hand[JOKER_RANK] > 0
     joker_can_capture = False
-    for rank in range(NUM_RANKS):
-        held = hand[rank] > 0
-        if not held and not joker_in_hand:
-            continue
-        targets = [TARGET_TABLE] if table[rank] > 0 or table_by_jokers else []
+    for rank in range(NUM_RANKS) if joker_in_hand else sorted(hand_ranks):
+        targets = [TARGET_TABLE] if rank in table_ranks or table_by_jokers else []
         targets += any_rank_targets
         if rank in pile_targets:
             targets += pile_targets[rank]
-        if held:
+        if rank in hand_ranks:
             if not targets or not must_capture:
                 natural = sorted(targets + [TARGET_DISCARD])
             else:
                 natural = targets
-            moves.extend([Move(rank, target) for target in natural])
+            row = MOVES[rank]
+            moves.extend([row[target] for target in natural])
         if joker_in_hand and targets:
             joker_can_capture = True
     if joker_in_hand:
         for rank in range(NUM_RANKS):
-            targets = [TARGET_TABLE] if table[rank] > 0 or table_by_jokers else []
+            targets = [TARGET_TABLE] if rank in table_ranks or table_by_jokers else []
             targets += any_rank_targets
             if rank in pile_targets:
                 targets += pile_targets[rank]
-            moves.extend([Move(JOKER_KIND_OFFSET + rank, target) for target in targets])
+            row = MOVES[JOKER_KIND_OFFSET + rank]
+            moves.extend([row[target] for target in targets])
         if not joker_can_capture or not must_capture:
             # A discarded joker is named nothing: its one discard move uses the first joker kind.
-            moves.append(Move(JOKER_KIND_OFFSET, TARGET_DISCARD))
+            moves.append(MOVES[JOKER_KIND_OFFSET][TARGET_DISCARD])
         moves.sort()
     return moves
 
@@ -259,10 +264,11 @@ def play_move(state: GameState, move: Move) -> None:
     rank = shown_rank(kind)
     hand = state.hands[mover]
     ranks = RANK_OF_CARD
-    if kind >= JOKER_KIND_OFFSET:
-        card = JOKER
-    else:
-        card = next(c for c in hand if ranks[c] == rank)
+    card = JOKER
+    if kind < JOKER_KIND_OFFSET:
+        for card in hand:  # the first card of the rank in hand
+            if ranks[card] == rank:
+                break
     hand.remove(card)
     pile = state.piles[mover]
     if target == TARGET_DISCARD:
@@ -293,7 +299,7 @@ def play_move(state: GameState, move: Move) -> None:
         pile.append(card)
         state.pile_tops[mover] = rank
     state.turn += 1
-    state.last_move = (mover, Move(kind, target), card)
+    state.last_move = (mover, MOVES[kind][target], card)
     _advance(state, mover)
 
 
