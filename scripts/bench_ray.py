@@ -10,7 +10,10 @@ numbers share the machine's load. Steps/s is over the updates after
 ``--warmup`` (actor start-up and numba loading excluded): learner steps over
 wall-clock seconds of collection plus PPO update. The two-node cluster is
 simulated on this machine by `ray.cluster_utils.Cluster` (two raylets, one
-logical CPU each, one actor on each). Results go to ``--json`` (written atomically).
+logical CPU each, one actor on each). The single-process trainer runs first
+and again last (so a drift of the machine's load shows), with torch's default
+threads and with one thread (each rollout actor uses one). Results go to
+``--json`` (written atomically).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from rouba_env.files import write_atomically
 
 DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "ray_scaling.json"
 STEPS_PER_ENGINE_STEP = 0.55
@@ -81,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         rows.append(run("single process", {}, args, work))
+        rows.append(run("single process, 1 torch thread", {"torch_threads": 1}, args, work))
         for workers in (1, 2):
             ray.init(num_cpus=max(os.cpu_count() or 1, workers), include_dashboard=False, configure_logging=False)
             try:
@@ -97,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             ray.shutdown()
             cluster.shutdown()
+        rows.append(run("single process, again", {}, args, work))
     data = {
         "what": "learner steps/s of PPO self-play training (collection + update), after warm-up",
         "command": " ".join(["python", "scripts/bench_ray.py", *(sys.argv[1:] if argv is None else argv)]),
@@ -104,13 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ray": ray.__version__},
         "num_envs": args.num_envs, "rollout_steps": args.rollout_steps, "results": rows,
     }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=args.json.parent, suffix=".tmp")
-    with os.fdopen(handle, "w") as stream:
-        json.dump(data, stream, indent=1)
-        stream.write("\n")
-    os.chmod(temp, 0o644)
-    os.replace(temp, args.json)
+    write_atomically(args.json, json.dumps(data, indent=1) + "\n")
     print(f"wrote {args.json}")
     return 0
 
