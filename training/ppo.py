@@ -110,7 +110,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
                generator: torch.Generator, device: torch.device, update: int) -> dict[str, float]:
     """One PPO update on a collected batch: ``config.update_epochs`` passes of minibatch gradient steps.
 
-    ``batch`` is a `training.rollout.Batch`; ``config`` a `training.config.TrainConfig`
+    ``batch`` is a `rouba_training.rollout.Batch`; ``config`` a `rouba_training.config.TrainConfig`
     (its clip, loss weights, minibatch size, epochs and gradient clip are used).
     Both trainers (single-process and Ray) call this, so their PPO maths is one.
     Returns the mean of each of `LOSS_STATS` over the gradient steps.

@@ -1,4 +1,4 @@
-"""Duplicate-deal evaluation spread over a Ray cluster (``scripts/evaluate.py --ray``).
+"""Duplicate-deal evaluation spread over a Ray cluster (``rouba-evaluate --ray``).
 
 The deals are cut into the same chunks as a multi-process run
 (`rouba_env.evaluation.duplicate`), each chunk is one Ray task, and the

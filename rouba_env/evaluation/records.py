@@ -6,7 +6,7 @@ are indices of the unpadded `ActionEncoding` of the record's rules (no
 ``max_players`` padding). Replaying is ``engine.start_game(rules, deal_seed)``
 followed by ``engine.apply_move`` for each move; `replay_states` does that and
 checks that every move is made by the seat to act and that the final scores
-match. Records are written by ``scripts/evaluate.py --save-games DIR`` and by
+match. Records are written by ``rouba-evaluate --save-games DIR`` and by
 browser play (`rouba_env.web`).
 
 File layout (one JSON object per file)::

@@ -1,4 +1,4 @@
-"""Smoke run of scripts/benchmark.py: it runs, writes its JSON, and every rate is positive (no timing asserts)."""
+"""Smoke run of ``rouba-benchmark`` (scripts/benchmark.py): it runs, writes its JSON, and every rate is positive (no timing asserts)."""
 
 from __future__ import annotations
 

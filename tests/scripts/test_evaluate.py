@@ -1,4 +1,4 @@
-"""Smoke runs of scripts/evaluate.py."""
+"""Smoke runs of ``rouba-evaluate`` (through scripts/evaluate.py, its thin wrapper)."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""Smoke runs of scripts/play.py with typed input."""
+"""Smoke runs of ``rouba-play`` (through scripts/play.py, its thin wrapper) with typed input."""
 
 import subprocess
 

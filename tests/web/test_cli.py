@@ -1,4 +1,4 @@
-"""``scripts/play.py --web``: prints its address, serves, stops cleanly on Ctrl-C."""
+"""``rouba-play --web``: prints its address, serves, stops cleanly on Ctrl-C."""
 
 import json
 import re
