@@ -17,6 +17,8 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
+from rouba_env.players.registry import known_players
+
 
 @dataclass
 class TrainConfig:
@@ -196,6 +198,10 @@ def _field_kind(field: dataclasses.Field):
     return "scalar", hint
 
 
+PLAYER_SPEC_FIELDS = ("scripted_opponents", "eval_opponents")
+"""Fields that hold player specs (their help lists the known players)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every `TrainConfig` field as a flag (booleans as ``--x/--no-x``), with its docstring and default."""
     parser = argparse.ArgumentParser(
@@ -216,8 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
             parser.add_argument(flag, dest=field.name, action=argparse.BooleanOptionalAction, default=None,
                                 help=f"{docs[field.name]} (default: {'on' if field.default else 'off'})")
         elif kind == "tuple":
+            text = docs[field.name]
+            if field.name in PLAYER_SPEC_FIELDS:
+                text += f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
             parser.add_argument(flag, dest=field.name, type=base, nargs="+", default=None, metavar=base.__name__.upper(),
-                                help=f"{docs[field.name]} (default: {' '.join(map(str, field.default))})")
+                                help=f"{text} (default: {' '.join(map(str, field.default))})")
         else:
             parser.add_argument(flag, dest=field.name, type=base, default=None, metavar=base.__name__.upper(),
                                 help=f"{docs[field.name]} (default: {field.default if field.default != '' else 'none'})")
