@@ -280,6 +280,8 @@ def bench_sb3(args) -> list[dict]:
     return [{"variant": "sb3-contrib MaskablePPO, defaults", **summarize(runs)}]
 
 
+# The probe repeats `_aec_rows`' loop on purpose: it runs against an older source tree, which has no
+# rouba_env.cli.benchmark to import it from, so it may use only what every version offers.
 BASELINE_PROBE = r"""
 import json, sys, time
 import numpy as np
