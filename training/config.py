@@ -20,6 +20,10 @@ from pathlib import Path
 from rouba_env.players.registry import known_players
 
 
+BEST_RESPONSE_RUN_DIR = "runs/best_response"
+"""Where a best-response probe goes unless run_dir is given."""
+
+
 @dataclass
 class TrainConfig:
     """PPO self-play on the batched engine (defaults: the README's 2-player run)."""
@@ -58,8 +62,11 @@ class TrainConfig:
     """Weight of the value loss."""
     max_grad_norm: float = 0.5
     """Gradient norm clip."""
+    architecture: str = "mlp"
+    """Network: mlp (one MLP over the whole observation) or rank (one token per rank slot with weights
+    shared across ranks, in a global context; see rouba_env.players.network.RankNetwork)."""
     hidden_sizes: tuple[int, ...] = (256, 256)
-    """Widths of the MLP's hidden layers."""
+    """Widths of the MLP's hidden layers; for architecture rank, (context width, token width)."""
     reward: str = "margin"
     """Training reward: margin (score difference over the deck size: a denser signal that learns
     faster) or outcome (+1/0/-1). Evaluation always reports win rates."""
@@ -71,6 +78,12 @@ class TrainConfig:
     """Share of games against a scripted player from scripted_opponents."""
     scripted_opponents: tuple[str, ...] = ("heuristic", "greedy")
     """Player specs of the scripted part of the opponent pool."""
+    best_response: str = ""
+    """Exploitability probe: a player spec (e.g. checkpoint:2p) that a fresh network trains against, alone
+    (no self-play, no snapshots), and is evaluated against; its final win rate says how much a dedicated
+    opponent can exploit that player. Runs best_response_steps unless total_steps is given."""
+    best_response_steps: int = 6_000_000
+    """The probe's fixed budget of learner steps (used when total_steps is left at its default)."""
     snapshot_interval: int = 20
     """Updates between snapshots of the learner added to the pool."""
     pool_size: int = 8
@@ -104,7 +117,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_field_types(self)
-        positive = ("total_steps", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
+        if self.best_response:
+            self._set_up_best_response()
+        positive = ("total_steps", "best_response_steps", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
                     "snapshot_interval", "pool_size", "checkpoint_interval")
         non_negative = ("max_players", "eval_interval", "eval_games", "final_eval_games", "torch_threads",
                         "checkpoint_minutes", "learning_rate", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm")
@@ -125,6 +140,11 @@ class TrainConfig:
             raise ValueError(f"opponent weights must be >= 0 and not all zero, got {weights}")
         if self.scripted_weight > 0 and not self.scripted_opponents:
             raise ValueError("scripted_weight > 0 needs at least one scripted_opponents spec")
+        if self.architecture not in ("mlp", "rank"):
+            raise ValueError(f"architecture must be mlp or rank, got {self.architecture!r}")
+        if self.architecture == "rank" and len(self.hidden_sizes) != 2:
+            raise ValueError(f"architecture rank takes two hidden_sizes (context width, token width), "
+                             f"got {list(self.hidden_sizes)}")
         if self.reward not in ("outcome", "margin"):
             raise ValueError(f"reward must be outcome or margin, got {self.reward!r}")
         if not 0 <= self.gae_lambda <= 1 or not 0 < self.gamma <= 1:
@@ -138,6 +158,26 @@ class TrainConfig:
                              f"every actor needs at least one game slot")
         if self.device not in ("cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device must be cpu or cuda[:N], got {self.device!r}")
+
+    def _set_up_best_response(self) -> None:
+        """The probe's settings: only the probed player, as opponent and in evaluation, for a fixed budget.
+
+        A setting the user changed to something else is an error, never silently replaced.
+        """
+        spec = self.best_response
+        probe = {"scripted_opponents": (spec,), "eval_opponents": (spec,), "self_play_weight": 0.0,
+                 "past_self_weight": 0.0, "scripted_weight": 1.0}
+        defaults = {field.name: field.default for field in dataclasses.fields(TrainConfig)}
+        for name, value in probe.items():
+            current = getattr(self, name)
+            if current not in (defaults[name], value):
+                raise ValueError(f"best_response={spec!r} plays against that player alone: {name} must be left "
+                                 f"at its default, got {current!r}")
+            setattr(self, name, value)
+        if self.total_steps == defaults["total_steps"]:
+            self.total_steps = self.best_response_steps
+        if self.run_dir == defaults["run_dir"]:
+            self.run_dir = BEST_RESPONSE_RUN_DIR
 
     @property
     def padded_players(self) -> int:
@@ -198,7 +238,7 @@ def _field_kind(field: dataclasses.Field):
     return "scalar", hint
 
 
-PLAYER_SPEC_FIELDS = ("scripted_opponents", "eval_opponents")
+PLAYER_SPEC_FIELDS = ("scripted_opponents", "eval_opponents", "best_response")
 """Fields that hold player specs (their help lists the known players)."""
 
 
@@ -228,8 +268,11 @@ def build_parser() -> argparse.ArgumentParser:
             parser.add_argument(flag, dest=field.name, type=base, nargs="+", default=None, metavar=base.__name__.upper(),
                                 help=f"{text} (default: {' '.join(map(str, field.default))})")
         else:
+            text = docs[field.name]
+            if field.name in PLAYER_SPEC_FIELDS:
+                text += f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
             parser.add_argument(flag, dest=field.name, type=base, default=None, metavar=base.__name__.upper(),
-                                help=f"{docs[field.name]} (default: {field.default if field.default != '' else 'none'})")
+                                help=f"{text} (default: {field.default if field.default != '' else 'none'})")
     return parser
 
 

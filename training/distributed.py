@@ -35,7 +35,7 @@ import torch
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_training.network import ActorCritic
+from rouba_training.network import make_network
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
 from rouba_training.config import TrainConfig
@@ -85,7 +85,8 @@ class RolloutWorker:
         torch.set_num_threads(self.config.torch_threads or ACTOR_CPUS)
         obs_size = ObservationEncoder(self.tables[0], max_players).size
         num_actions = ActionEncoding(self.tables[0], max_players).size
-        self.network = ActorCritic(obs_size, num_actions, self.config.hidden_sizes).eval()
+        self.network = make_network(self.config.architecture, obs_size, num_actions, self.config.hidden_sizes,
+                                    max_players).eval()
         scripted = {spec: [make_policy(spec, rules, max_players) for rules in self.tables]
                     for spec in self.config.scripted_opponents}
         c = self.config

@@ -1,8 +1,9 @@
 """The trainer's torch actor-critic network, and saving it as a checkpoint that plays without torch.
 
-`ActorCritic`'s ``state_dict`` names and layouts are the ones
-`rouba_env.players.checkpoint` expects and `rouba_env.players.network.MLP`
-runs in numpy, so a saved policy plays the same actions in either.
+`ActorCritic`'s and `RankActorCritic`'s ``state_dict`` names and layouts are
+the ones `rouba_env.players.checkpoint` expects and
+`rouba_env.players.network.MLP` / `RankNetwork` run in numpy, so a saved
+policy plays the same actions in either.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from rouba_env.players.network import MASKED_LOGIT, MLP, NetworkPolicy
+from rouba_env.encoding.observation import rank_context_index, rank_feature_index
+from rouba_env.players.network import MASKED_LOGIT, MLP, NetworkPolicy, RankNetwork, extended_index
 from rouba_env.players.checkpoint import write_checkpoint
+from rouba_env.rules.engine import NUM_KINDS
 from rouba_env.rules.config import RulesConfig
 
 ORTHOGONAL_HIDDEN_GAIN = float(np.sqrt(2))
@@ -45,10 +48,80 @@ class ActorCritic(nn.Module):
         nn.init.zeros_(self.value_head.bias)
         self.obs_size, self.num_actions, self.hidden_sizes = obs_size, num_actions, tuple(hidden_sizes)
 
+    architecture = "mlp"
+
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits[B, A], value[B]) for observations[B, D]."""
         hidden = self.trunk(obs)
         return self.policy_head(hidden), self.value_head(hidden).squeeze(-1)
+
+
+def _linear(inputs: int, outputs: int, gain: float, bias: bool = True) -> nn.Linear:
+    layer = nn.Linear(inputs, outputs, bias=bias)
+    nn.init.orthogonal_(layer.weight, gain=gain)
+    if bias:
+        nn.init.zeros_(layer.bias)
+    return layer
+
+
+class RankActorCritic(nn.Module):
+    """The rank-shared actor-critic (one token per rank slot, shared weights); see `rouba_env.players.network.RankNetwork`.
+
+    ``hidden_sizes`` is (context width, token width).
+    """
+
+    architecture = "rank"
+
+    def __init__(self, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...], max_players: int):
+        super().__init__()
+        if len(hidden_sizes) != 2:
+            raise ValueError(f"a rank network's hidden_sizes are (context width, token width), got {hidden_sizes}")
+        context, token = hidden_sizes
+        first, second = rank_feature_index(max_players)
+        self.register_buffer("first", torch.as_tensor(extended_index(first, obs_size)), persistent=False)
+        self.register_buffer("second", torch.as_tensor(extended_index(second, obs_size)), persistent=False)
+        context_index = rank_context_index(max_players)
+        self.register_buffer("context_index", torch.as_tensor(context_index), persistent=False)
+        features, targets = first.shape[1], num_actions // NUM_KINDS
+        gain = ORTHOGONAL_HIDDEN_GAIN
+        self.context = _linear(len(context_index), context, gain)
+        self.token = _linear(features, token, gain)
+        self.token_context = _linear(context, token, gain, bias=False)
+        self.mix = _linear(token, token, gain)
+        self.mix_pool = _linear(token, token, gain, bias=False)
+        self.mix_context = _linear(context, token, gain, bias=False)
+        self.natural_head = _linear(token, targets, POLICY_HEAD_GAIN)
+        self.joker_head = _linear(token, targets, POLICY_HEAD_GAIN)
+        self.joker_context = _linear(token, targets, POLICY_HEAD_GAIN, bias=False)
+        self.value_head = _linear(token + context, 1, VALUE_HEAD_GAIN)
+        self.obs_size, self.num_actions, self.hidden_sizes = obs_size, num_actions, tuple(hidden_sizes)
+        self.max_players = max_players
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits[B, A], value[B]) for observations[B, D]."""
+        batch = obs.shape[0]
+        extended = torch.cat([obs, obs.new_zeros(batch, 1), obs.new_ones(batch, 1)], dim=1)
+        features = extended[:, self.first] * extended[:, self.second]  # [B, R, F]
+        context = torch.relu(self.context(obs[:, self.context_index]))
+        tokens = torch.relu(self.token(features) + self.token_context(context)[:, None, :])
+        pooled = self.mix_pool(tokens.mean(dim=1)) + self.mix_context(context)
+        tokens = torch.relu(self.mix(tokens) + pooled[:, None, :])
+        ranks = tokens[:, :-1]
+        natural = self.natural_head(ranks)
+        joker = self.joker_head(ranks) + self.joker_context(tokens[:, -1])[:, None, :]
+        logits = torch.cat([natural, joker], dim=1).reshape(batch, -1)
+        value = self.value_head(torch.cat([tokens.mean(dim=1), context], dim=1))
+        return logits, value.squeeze(-1)
+
+
+def make_network(architecture: str, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...],
+                 max_players: int) -> ActorCritic | RankActorCritic:
+    """The trainer's network for ``TrainConfig.architecture``."""
+    if architecture == "rank":
+        return RankActorCritic(obs_size, num_actions, hidden_sizes, max_players)
+    if architecture == "mlp":
+        return ActorCritic(obs_size, num_actions, hidden_sizes)
+    raise ValueError(f"architecture must be mlp or rank, got {architecture!r}")
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -62,13 +135,19 @@ def network_tensors(network: ActorCritic) -> dict[str, np.ndarray]:
             for name, tensor in network.state_dict().items()}
 
 
-def numpy_policy(network: ActorCritic, rules: RulesConfig, max_players: int, name: str = "learner") -> NetworkPolicy:
+def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max_players: int,
+                 name: str = "learner") -> NetworkPolicy:
     """A CPU numpy copy of the network as a greedy `NetworkPolicy` (for evaluation games)."""
-    mlp = MLP(network_tensors(network), len(network.hidden_sizes))
-    return NetworkPolicy(mlp, rules, None, network_players=max_players, deterministic=True, name=name)
+    tensors = network_tensors(network)
+    if network.architecture == "rank":
+        twin = RankNetwork(tensors, max_players)
+    else:
+        twin = MLP(tensors, len(network.hidden_sizes))
+    return NetworkPolicy(twin, rules, None, network_players=max_players, deterministic=True, name=name)
 
 
-def save_policy(folder: str | Path, network: ActorCritic, rules: RulesConfig, max_players: int | None,
-                extra: dict | None = None) -> Path:
+def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rules: RulesConfig,
+                max_players: int | None, extra: dict | None = None) -> Path:
     """Write the network as a checkpoint folder (``model.safetensors``, then ``metadata.json``)."""
-    return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra)
+    return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra,
+                            architecture=network.architecture)

@@ -26,7 +26,7 @@ from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_training.config import TrainConfig
-from rouba_training.network import ActorCritic, save_policy
+from rouba_training.network import ActorCritic, make_network, save_policy
 from rouba_training.opponents import OpponentPool
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.ppo import ppo_update
@@ -54,7 +54,7 @@ METRIC_FIELDS = [
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score"]
-SHAPE_FIELDS = ("num_players", "max_players", "hidden_sizes", "rules")
+SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """Exit codes of a run stopped by a signal (128 + the signal number), after its checkpoint is written."""
@@ -156,7 +156,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
     obs_size = ObservationEncoder(tables[0], max_players).size
     num_actions = ActionEncoding(tables[0], max_players).size
-    network = ActorCritic(obs_size, num_actions, config.hidden_sizes).to(device)
+    network = make_network(config.architecture, obs_size, num_actions, config.hidden_sizes, max_players).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables] for spec in config.scripted_opponents}
     pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),

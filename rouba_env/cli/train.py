@@ -3,6 +3,7 @@
     rouba-train                          # the default 2-player run into runs/default
     rouba-train --config run.toml        # settings from a TOML file (flags win)
     rouba-train --resume                 # carry on after a stop, with the run's saved settings
+    rouba-train --best-response checkpoint:2p   # exploitability probe: train against one frozen player
     rouba-train --help                   # every setting, with its meaning and default
 
 Needs the ``train`` extra (``pip install "rouba_env[train]"``: torch,
@@ -67,6 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         for row in final["evaluation"]:
             print(f"{row['opponent']:<22}{row['games']:>7}{row['win_rate']:>10.1%}"
                   f"   [{row['win_low']:.1%}, {row['win_high']:.1%}]{row['mean_margin']:>9.2f}")
+        if config.best_response:
+            row = final["evaluation"][0]
+            print(f"exploitability probe: a fresh network trained {final['learner_steps']} steps against "
+                  f"{config.best_response} alone wins {row['win_rate']:.1%} [{row['win_low']:.1%}, "
+                  f"{row['win_high']:.1%}] against it (50% would mean no exploit found)")
     return 0
 
 

@@ -294,3 +294,59 @@ def repadding_index(from_players: int, to_players: int) -> np.ndarray:
                                                      source[name].start + (seat + 1) * width)
     return index
 
+
+
+FEATURE_ZERO = -1
+"""`rank_feature_index` entry meaning the constant 0."""
+FEATURE_ONE = -2
+"""`rank_feature_index` entry meaning the constant 1."""
+
+
+def rank_feature_names(max_players: int) -> list[str]:
+    """Names of the per-rank features of `rank_feature_index`, in order."""
+    seats = range(max_players)
+    return (["hand", "table", "seen", "flipped"] + [f"pile_top_{k}" for k in seats]
+            + [f"pile_size_if_top_{k}" for k in seats] + ["is_joker_slot"])
+
+
+def rank_feature_index(max_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two int64[R, F] index arrays: feature ``f`` of rank slot ``r`` is ``obs[first[r, f]] * obs[second[r, f]]``.
+
+    The view the rank-shared network reads (one token per rank slot, the same
+    weights for every rank): the rank's own hand, table, seen and flipped
+    counts; for each seat whether its pile shows the rank, and that pile's size
+    if it does (what a steal would take); and a flag for the joker slot.
+    `FEATURE_ZERO` / `FEATURE_ONE` stand for the constants 0 and 1.
+    """
+    layout = observation_layout(max_players)
+    names = rank_feature_names(max_players)
+    first = np.full((NUM_RANK_SLOTS, len(names)), FEATURE_ZERO, dtype=np.int64)
+    second = np.full_like(first, FEATURE_ONE)
+    for rank in range(NUM_RANK_SLOTS):
+        for column, block in enumerate(("hand", "table", "seen", "flipped")):
+            first[rank, column] = layout[block].start + rank
+        if rank < NUM_RANKS:
+            for seat in range(max_players):
+                top = layout["pile_top"].start + seat * PILE_TOP_SLOTS + rank
+                first[rank, 4 + seat] = top
+                first[rank, 4 + max_players + seat] = top
+                second[rank, 4 + max_players + seat] = layout["pile_size"].start + seat
+        else:
+            first[rank, -1] = FEATURE_ONE
+    return first, second
+
+
+RANK_FREE_BLOCKS = ("pile_size", "hand_size", "present", "dealer", "to_act", "deck", "rules")
+"""Blocks that say nothing about particular ranks (the rank network's context reads these)."""
+
+
+def rank_context_index(max_players: int) -> np.ndarray:
+    """int64[C]: the observation entries that name no rank: `RANK_FREE_BLOCKS` and each pile's "empty" slot.
+
+    The rank network's context reads only these, so relabelling the ranks of
+    a position relabels its logits and leaves its value unchanged.
+    """
+    layout = observation_layout(max_players)
+    empty = [layout["pile_top"].start + seat * PILE_TOP_SLOTS + EMPTY_SLOT for seat in range(max_players)]
+    blocks = [np.arange(layout[name].start, layout[name].stop) for name in RANK_FREE_BLOCKS]
+    return np.concatenate([np.array(empty, dtype=np.int64), *blocks]).astype(np.int64)

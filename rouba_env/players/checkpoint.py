@@ -25,9 +25,15 @@ from pathlib import Path
 import numpy as np
 
 from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.encoding.observation import (
+    OBSERVATION_VERSION,
+    ObservationEncoder,
+    rank_context_index,
+    rank_feature_names,
+)
 from rouba_env.files import write_atomically
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
+from rouba_env.rules.engine import NUM_KINDS
 
 WEIGHTS_FILE = "model.safetensors"
 METADATA_FILE = "metadata.json"
@@ -46,6 +52,11 @@ MAX_HEADER_BYTES = 1024 * 1024
 SAFETENSORS_LENGTH_BYTES = 8
 """A safetensors file starts with its header length as an unsigned 64-bit little-endian integer."""
 WEIGHT_DTYPE = "F32"
+ARCHITECTURES = ("mlp", "rank")
+"""Networks a checkpoint can hold: the plain MLP, or the rank-shared network (`players.network.RankNetwork`).
+A checkpoint without the field is an MLP (those written before the field existed)."""
+RANK_NETWORK_WIDTHS = 2
+"""A rank-shared network's ``hidden_sizes``: (context width, token width)."""
 
 
 class CheckpointError(ValueError):
@@ -117,11 +128,19 @@ def read_metadata(folder: Path) -> dict:
             or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden)):
         raise CheckpointError(f"{meta_path}: hidden_sizes must be a list of 1..{MAX_HIDDEN_LAYERS} ints in "
                               f"1..{MAX_HIDDEN_WIDTH}, got {hidden!r}")
+    architecture = metadata.get("architecture", "mlp")
+    if architecture not in ARCHITECTURES:
+        raise CheckpointError(f"{meta_path}: architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
+    if architecture == "rank" and len(hidden) != RANK_NETWORK_WIDTHS:
+        raise CheckpointError(f"{meta_path}: a rank network's hidden_sizes are (context width, token width), "
+                              f"got {hidden!r}")
     return metadata
 
 
 def expected_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
-    """Tensor name -> shape of the actor-critic MLP the metadata describes (torch's ``state_dict`` names)."""
+    """Tensor name -> shape of the actor-critic network the metadata describes (torch's ``state_dict`` names)."""
+    if metadata.get("architecture", "mlp") == "rank":
+        return rank_network_shapes(metadata)
     shapes: dict[str, tuple[int, ...]] = {}
     width = metadata["obs_size"]
     for layer, size in enumerate(metadata["hidden_sizes"]):
@@ -134,6 +153,22 @@ def expected_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     shapes["value_head.weight"] = (1, width)
     shapes["value_head.bias"] = (1,)
     return shapes
+
+
+def rank_network_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape of the rank-shared network (`rouba_env.players.network.RankNetwork`)."""
+    context, token = metadata["hidden_sizes"]
+    features = len(rank_feature_names(metadata["max_players"]))
+    targets = metadata["num_actions"] // NUM_KINDS
+    return {
+        "context.weight": (context, len(rank_context_index(metadata["max_players"]))), "context.bias": (context,),
+        "token.weight": (token, features), "token_context.weight": (token, context), "token.bias": (token,),
+        "mix.weight": (token, token), "mix_pool.weight": (token, token), "mix_context.weight": (token, context),
+        "mix.bias": (token,),
+        "natural_head.weight": (targets, token), "natural_head.bias": (targets,),
+        "joker_head.weight": (targets, token), "joker_context.weight": (targets, token), "joker_head.bias": (targets,),
+        "value_head.weight": (1, token + context), "value_head.bias": (1,),
+    }
 
 
 def check_weights_header(weights: Path, shapes: dict[str, tuple[int, ...]]) -> None:
@@ -197,8 +232,11 @@ def load_checkpoint(path_or_name: str | Path) -> tuple[dict[str, np.ndarray], di
 
 
 def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: RulesConfig,
-                     max_players: int | None, hidden_sizes: tuple[int, ...], extra: dict | None = None) -> Path:
+                     max_players: int | None, hidden_sizes: tuple[int, ...], extra: dict | None = None,
+                     architecture: str = "mlp") -> Path:
     """Write ``model.safetensors`` and then ``metadata.json`` into ``folder`` (each atomically)."""
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
     from safetensors.numpy import save
 
     folder = Path(folder)
@@ -211,6 +249,7 @@ def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: 
         "obs_size": ObservationEncoder(rules, max_players).size,
         "num_actions": ActionEncoding(rules, max_players).size,
         "hidden_sizes": [int(size) for size in hidden_sizes],
+        "architecture": architecture,
         **(extra or {}),
     }
     shapes = expected_shapes(metadata)

@@ -19,7 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from rouba_env.encoding.actions import action_repadding_index
-from rouba_env.encoding.observation import repadding_index
+from rouba_env.encoding.observation import (
+    FEATURE_ONE,
+    FEATURE_ZERO,
+    rank_context_index,
+    rank_feature_index,
+    repadding_index,
+)
 from rouba_env.players.base import BasePolicy, check_mask
 from rouba_env.players.checkpoint import CheckpointError, load_checkpoint
 from rouba_env.rules.config import RulesConfig
@@ -52,8 +58,73 @@ class MLP:
         return hidden @ self.policy[0] + self.policy[1], (hidden @ self.value[0] + self.value[1])[:, 0]
 
 
+def extended_index(index: np.ndarray, obs_size: int) -> np.ndarray:
+    """`rank_feature_index` entries as columns of ``[obs, 0, 1]`` (the observation with two constant columns)."""
+    return np.where(index == FEATURE_ZERO, obs_size, np.where(index == FEATURE_ONE, obs_size + 1, index))
+
+
+class RankNetwork:
+    """The rank-shared actor-critic's forward pass (``architecture="rank"``; torch twin: ``RankActorCritic``).
+
+    One token per rank slot (`rank_feature_index`: what the observation says
+    about that rank), read by the same weights for every rank, so what the
+    network learns about sevens it knows about kings. A context embedding of
+    the entries that name no rank (`rank_context_index`: pile and hand sizes,
+    seats, deck, rules) joins every token; a second layer mixes in the mean
+    of all tokens. Relabelling the natural ranks of a position relabels its
+    logits the same way and leaves its value unchanged. A natural card of rank ``r`` and a joker named
+    ``r`` get their logits (one per target) from token ``r`` (the joker's also
+    from the joker token); the value reads the mean token and the context.
+    ``hidden_sizes`` is (context width, token width).
+    """
+
+    def __init__(self, tensors: dict[str, np.ndarray], max_players: int):
+        def linear(name: str) -> np.ndarray:
+            return tensors[f"{name}.weight"].T.copy()
+
+        self.context = (linear("context"), tensors["context.bias"])
+        self.token = (linear("token"), linear("token_context"), tensors["token.bias"])
+        self.mix = (linear("mix"), linear("mix_pool"), linear("mix_context"), tensors["mix.bias"])
+        self.natural = (linear("natural_head"), tensors["natural_head.bias"])
+        self.joker = (linear("joker_head"), linear("joker_context"), tensors["joker_head.bias"])
+        self.value = (linear("value_head"), tensors["value_head.bias"])
+        first, second = rank_feature_index(max_players)
+        self.context_index = rank_context_index(max_players)
+        self.obs_size = int(max(first.max(), second.max(), self.context_index.max())) + 1
+        self.first, self.second = extended_index(first, self.obs_size), extended_index(second, self.obs_size)
+        self.num_actions = 2 * (self.first.shape[0] - 1) * self.natural[0].shape[1]
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(logits float32[B, A], value float32[B]) for observations float32[B, D]."""
+        obs = np.asarray(obs, dtype=np.float32)
+        batch = obs.shape[0]
+        zero = np.float32(0.0)
+        extended = np.concatenate([obs, np.zeros((batch, 1), np.float32), np.ones((batch, 1), np.float32)], axis=1)
+        features = extended[:, self.first] * extended[:, self.second]  # [B, R, F]
+        context = np.maximum(obs[:, self.context_index] @ self.context[0] + self.context[1], zero)
+        weight, context_weight, bias = self.token
+        tokens = np.maximum(features @ weight + (context @ context_weight)[:, None, :] + bias, zero)
+        weight, pool_weight, context_weight, bias = self.mix
+        pooled = tokens.mean(axis=1) @ pool_weight + context @ context_weight
+        tokens = np.maximum(tokens @ weight + pooled[:, None, :] + bias, zero)
+        ranks = tokens[:, :-1]
+        natural = ranks @ self.natural[0] + self.natural[1]
+        weight, joker_weight, bias = self.joker
+        joker = ranks @ weight + (tokens[:, -1] @ joker_weight)[:, None, :] + bias
+        logits = np.concatenate([natural, joker], axis=1).reshape(batch, -1)
+        value = np.concatenate([tokens.mean(axis=1), context], axis=1) @ self.value[0] + self.value[1]
+        return logits, value[:, 0]
+
+
+def network_from_tensors(tensors: dict[str, np.ndarray], metadata: dict):
+    """The numpy network a checkpoint's (validated) metadata describes: `MLP` or `RankNetwork`."""
+    if metadata.get("architecture", "mlp") == "rank":
+        return RankNetwork(tensors, int(metadata["max_players"]))
+    return MLP(tensors, len(metadata["hidden_sizes"]))
+
+
 class NetworkPolicy(BasePolicy):
-    """A `Policy` backed by an `MLP`: the argmax of (or a sample from) its masked distribution.
+    """A `Policy` backed by an `MLP` or a `RankNetwork`: the argmax of (or a sample from) its masked distribution.
 
     ``max_players`` is the padding of the observations it will be given; when
     the network was trained with another padding (``network_players``), the
@@ -61,7 +132,7 @@ class NetworkPolicy(BasePolicy):
     back on the way out, so one checkpoint serves any table it can seat.
     """
 
-    def __init__(self, network: MLP, rules: RulesConfig, max_players: int | None = None,
+    def __init__(self, network: MLP | RankNetwork, rules: RulesConfig, max_players: int | None = None,
                  network_players: int | None = None, deterministic: bool = DETERMINISTIC_DEFAULT,
                  name: str = "network"):
         super().__init__(rules, max_players)
@@ -126,7 +197,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     if rules.num_players > trained_max:
         raise CheckpointError(f"checkpoint {path_or_name!r} plays at most {trained_max} players, "
                               f"not {rules.num_players}")
-    network = MLP(tensors, len(metadata["hidden_sizes"]))
+    network = network_from_tensors(tensors, metadata)
     return NetworkPolicy(network, rules, max_players, network_players=trained_max, deterministic=deterministic,
                          name=f"checkpoint:{path_or_name}")
 

@@ -253,3 +253,33 @@ def test_a_checkpoint_can_join_the_opponent_pool(tmp_path):
                                                             scripted_weight=1.0, final_eval_games=0, eval_interval=0)))
     assert final["learner_steps"] >= 400
     assert json.loads((tmp_path / "policy" / "metadata.json").read_text())["update"] >= 1
+
+
+def test_best_response_probe_trains_against_the_probed_player_alone(tmp_path, capsys):
+    flags = ["--run-dir", str(tmp_path), "--total-steps", "600", "--num-envs", "16", "--rollout-steps", "8",
+             "--minibatch-size", "256", "--update-epochs", "1", "--hidden-sizes", "16", "--eval-interval", "0",
+             "--final-eval-games", "8", "--snapshot-interval", "1", "--no-progress", "--best-response", "greedy"]
+    assert train_main(flags) == 0
+    out = capsys.readouterr().out
+    assert "exploitability probe" in out and "against greedy alone" in out
+    saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    assert list(saved["config"]["scripted_opponents"]) == ["greedy"]
+    assert (saved["config"]["self_play_weight"], saved["config"]["past_self_weight"]) == (0, 0)
+    final = json.loads((tmp_path / "final_eval.json").read_text())
+    assert [row["opponent"] for row in final["evaluation"]] == ["greedy"]
+
+
+def test_best_response_refuses_conflicting_settings():
+    with pytest.raises(ValueError, match="self_play_weight must be left at its default"):
+        TrainConfig(best_response="greedy", self_play_weight=0.9)
+    config = TrainConfig(best_response="greedy")
+    assert config.total_steps == config.best_response_steps and config.run_dir == "runs/best_response"
+
+
+def test_a_rank_network_trains_and_its_policy_plays(tmp_path):
+    final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=600, architecture="rank",
+                                                            hidden_sizes=(16, 8))))
+    assert final["evaluation"]
+    policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2))
+    assert json.loads((tmp_path / "policy" / "metadata.json").read_text())["architecture"] == "rank"
+    assert policy.name.startswith("checkpoint:")
