@@ -26,6 +26,8 @@ order. Same seed, same results, whatever the number of worker processes.
 
 from __future__ import annotations
 
+import time
+
 import concurrent.futures
 import itertools
 import math
@@ -118,6 +120,10 @@ class GameRecord:
     """Cards in each seat's pile at the end."""
     moves: tuple[tuple[int, int], ...] | None = field(default=None, compare=False)
     """(seat, action) of every move, kept only with ``evaluate(..., record_moves=True)``."""
+    decisions: tuple[int, ...] | None = field(default=None, compare=False)
+    """Moves each seat chose (wall-clock facts, so they never make two records differ)."""
+    seconds: tuple[float, ...] | None = field(default=None, compare=False)
+    """Seconds each seat's player spent choosing them."""
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -132,11 +138,13 @@ def play_game(
     encoder: ObservationEncoder | None = None,
     encoding: ActionEncoding | None = None,
     on_move: Callable[[int, int], None] | None = None,
+    clock: tuple[list[int], list[float]] | None = None,
 ) -> list[int]:
     """Play one game on the reference engine with ``policies[seat]`` at each seat; the final scores.
 
     A policy that returns anything but a legal action index is a ValueError naming it and its seat.
-    ``on_move(seat, action)`` is told every move (it changes nothing in the game).
+    ``on_move(seat, action)`` is told every move (it changes nothing in the game). ``clock`` (two
+    per-seat lists) counts each seat's decisions and adds up the seconds its player took.
     """
     if len(policies) != config.num_players:
         raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
@@ -147,7 +155,11 @@ def play_game(
         seat = state.current
         obs = encoder.encode(state, seat)
         mask = encoding.mask(state)
+        started = time.perf_counter()
         action = policies[seat].act(obs, mask, rng)
+        if clock is not None:
+            clock[0][seat] += 1
+            clock[1][seat] += time.perf_counter() - started
         if not is_legal_index(action, mask):
             raise ValueError(f"player {policies[seat]!r} in seat {seat} returned action {action!r}, which is not "
                              f"legal; legal actions: {np.flatnonzero(mask).tolist()}")
@@ -193,10 +205,13 @@ def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[
                 seats = seating(lineup, rotation)
                 rng = game_rng(chunk.seed, deal, lineup_index, rotation)
                 moves = [] if chunk.record_moves else None
+                clock = ([0] * config.num_players, [0.0] * config.num_players)
                 points = play_game(config, [players[p] for p in seats], seed_value, rng, encoder, encoding,
-                                   on_move=None if moves is None else lambda s, a: moves.append((s, a)))
+                                   on_move=None if moves is None else lambda s, a: moves.append((s, a)),
+                                   clock=clock)
                 records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points),
-                                          None if moves is None else tuple(moves)))
+                                          None if moves is None else tuple(moves), tuple(clock[0]),
+                                          tuple(clock[1])))
     return records
 
 
@@ -256,14 +271,15 @@ class EvaluationResult:
         lines = [
             f"{self.games} games ({self.deals} deals x every seating), {self.rules.num_players} players, seed {self.seed}",
             f"{'player':<{width}}  {'games':>6}  {'win %':>6}  {'95% CI':>14}  {'score':>6}  {'95% CI':>14}  "
-            f"{'margin':>7}  {'95% CI':>14}  per-seat win %",
+            f"{'margin':>7}  {'95% CI':>14}  {'ms/move':>8}  per-seat win %",
         ]
         for s in self.players:
             seats = " ".join(f"s{seat}:{row['win_rate'] * 100:.1f}" for seat, row in s.per_seat.items())
             lines.append(
                 f"{s.label:<{width}}  {s.games:>6}  {s.win_rate * 100:>6.1f}  {interval(s.win_low, s.win_high, 1, 100):>14}"
                 f"  {s.mean_score:>6.2f}  {interval(s.score_low, s.score_high, 2):>14}"
-                f"  {s.mean_margin:>+7.2f}  {interval(s.margin_low, s.margin_high, 2):>14}  {seats}"
+                f"  {s.mean_margin:>+7.2f}  {interval(s.margin_low, s.margin_high, 2):>14}"
+                f"  {'n/a' if s.ms_per_decision is None else f'{s.ms_per_decision:.2f}':>8}  {seats}"
             )
         if self.lineup_results:
             lines.append("")

@@ -76,15 +76,23 @@ class PlayerStats:
     margin_high: float | None
     per_seat: dict[int, dict] = field(default_factory=dict)
     """Seat -> {games, wins, win_rate, mean_score, mean_margin}."""
+    decisions: int = 0
+    """Moves the player chose (0 when the records carry no timing)."""
+    ms_per_decision: float | None = None
+    """Mean wall-clock milliseconds per move chosen (the machine's and the worker count's figure)."""
 
 
 def player_stats(label: str, spec: str, player: int, records: Sequence) -> PlayerStats:
     """Statistics of ``player`` over the games it played among ``records`` (each with ``seats`` and ``scores``)."""
     shares, points, margin_values, seat_rows = [], [], [], {}
+    decisions, seconds = 0, 0.0
     for record in records:
         if player not in record.seats:
             continue
         seat = record.seats.index(player)
+        if getattr(record, "decisions", None) is not None:
+            decisions += record.decisions[seat]
+            seconds += record.seconds[seat]
         share = win_shares(record.scores)[seat]
         margin = margins(record.scores)[seat]
         shares.append(share)
@@ -107,7 +115,8 @@ def player_stats(label: str, spec: str, player: int, records: Sequence) -> Playe
             "mean_score": float(rows[:, 1].mean()),
             "mean_margin": float(rows[:, 2].mean()),
         }
-    return PlayerStats(label, spec, games, wins, wins / games, low, high, *score, *margin, per_seat)
+    return PlayerStats(label, spec, games, wins, wins / games, low, high, *score, *margin, per_seat, decisions,
+                       1000 * seconds / decisions if decisions else None)
 
 
 RATINGS_NEED = 'openskill (pip install "rouba_env[train]" or pip install openskill)'

@@ -190,7 +190,7 @@ The strength and cost of this default are measured in scripts/results/LADDER.md.
 EXPERT_MARGIN_WEIGHT = 0.5
 """Weight of the final margin (over the total cards) next to the outcome (+1 win, 0 tie, -1 loss)."""
 PRIOR_WEIGHT = 1e-6
-"""The heuristic's value only breaks ties between moves with equal search results."""
+"""The anchor player's value (heuristic value or network logit) only breaks ties between equal search results."""
 EXPERT_MAX_SCALE = 4
 """Late in a game rollouts are short: up to this many times ``samples`` determinizations."""
 ROLLOUT_FIXED_COST = 24
@@ -202,7 +202,9 @@ EXPERT_MAX_MOVES = 12
 EXPERT_ENDGAME_NODES = 20000
 """Positions the exact two-player endgame search may visit before falling back to sampling."""
 ROLLOUT_PLAYERS = {"greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
-"""Players the rollouts can use for every seat."""
+"""Scripted players the rollouts can use for every seat."""
+ROLLOUT_POLICY = "policy"
+"""``rollout=policy``: the rollouts play the ``policy`` network (its default when a network is given)."""
 EXPERT_DEFAULT_ROLLOUT = "heuristic"
 """Rollouts with greedy play misjudge positions too much to beat the heuristic."""
 
@@ -284,19 +286,26 @@ class ExpertPolicy(BasePolicy):
     ``S`` is ``samples`` at the start of a game and grows as fewer plies
     remain (`sample_count`), keeping the work per decision roughly flat.
 
-    Spec options: ``samples`` (int >= 1), ``rollout`` (greedy | heuristic),
-    ``z`` (float >= 0), ``margin_weight`` (float >= 0), ``max_scale``
-    (int >= 1), ``max_moves`` (int >= 1: only the heuristic's best moves are
-    searched), ``endgame_nodes`` (int >= 0, 0 disables the exact search).
+    With ``policy`` (a trained network: ``checkpoint:2p``, a shipped name or
+    a path), the network takes the heuristic's two jobs: its most likely move
+    is the anchor and its logits rank the candidates, and it plays every seat
+    of the rollouts (``rollout=policy``, the default then). The search then
+    improves on the network's play rather than on the heuristic's.
+
+    Spec options: ``samples`` (int >= 1), ``rollout`` (greedy | heuristic |
+    policy), ``policy`` (a checkpoint), ``z`` (float >= 0),
+    ``margin_weight`` (float >= 0), ``max_scale`` (int >= 1), ``max_moves``
+    (int >= 1: only the anchor player's best moves are searched),
+    ``endgame_nodes`` (int >= 0, 0 disables the exact search).
     """
 
     name = "expert"
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None,
                  samples: int = EXPERT_DEFAULT_SAMPLES, margin_weight: float = EXPERT_MARGIN_WEIGHT,
-                 rollout: str = EXPERT_DEFAULT_ROLLOUT, max_scale: int = EXPERT_MAX_SCALE,
+                 rollout: str | None = None, max_scale: int = EXPERT_MAX_SCALE,
                  z: float = EXPERT_Z, endgame_nodes: int = EXPERT_ENDGAME_NODES,
-                 max_moves: int = EXPERT_MAX_MOVES):
+                 max_moves: int = EXPERT_MAX_MOVES, policy: str | None = None):
         super().__init__(rules, max_players)
         counts = (("samples", samples, 1, EXPERT_MAX_SAMPLES), ("max_scale", max_scale, 1, EXPERT_MAX_SCALE_LIMIT),
                   ("max_moves", max_moves, 1, EXPERT_MAX_MOVES_LIMIT),
@@ -308,14 +317,31 @@ class ExpertPolicy(BasePolicy):
         for name, value in (("margin_weight", margin_weight), ("z", z)):
             if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
                 raise ValueError(f"expert {name} must be a finite number >= 0, got {value!r}")
-        if rollout not in ROLLOUT_PLAYERS:
-            raise ValueError(f"expert rollout must be one of {sorted(ROLLOUT_PLAYERS)}, got {rollout!r}")
+        if rollout is None:
+            rollout = EXPERT_DEFAULT_ROLLOUT if policy is None else ROLLOUT_POLICY
+        rollouts = sorted(ROLLOUT_PLAYERS) + ([ROLLOUT_POLICY] if policy is not None else [])
+        if rollout not in rollouts:
+            raise ValueError(f"expert rollout must be one of {rollouts}, got {rollout!r}"
+                             + ("" if policy is not None else " (rollout=policy needs a policy= network)"))
         self.samples, self.max_scale, self.endgame_nodes = int(samples), int(max_scale), int(endgame_nodes)
         self.max_moves = int(max_moves)
         self.margin_weight, self.z = float(margin_weight), float(z)
         self.rollout = rollout
-        self.prior = HeuristicPolicy(rules, max_players)
-        self.rollout_policy = ROLLOUT_PLAYERS[rollout](rules)
+        self.policy = policy
+        if policy is None:
+            self.prior = HeuristicPolicy(rules, max_players)
+        else:
+            from rouba_env.players.network import load_policy
+
+            if not isinstance(policy, str) or not policy.strip():
+                raise ValueError(f"expert policy must name a checkpoint (e.g. checkpoint:2p), got {policy!r}")
+            checkpoint = policy.removeprefix("checkpoint:")
+            self.prior = load_policy(checkpoint, rules, max_players)
+        """Anchors the search and ranks its candidates (`action_values`): the heuristic, or the network."""
+        if rollout == ROLLOUT_POLICY:
+            self.rollout_policy = load_policy(checkpoint, rules)
+        else:
+            self.rollout_policy = ROLLOUT_PLAYERS[rollout](rules)
         """Plays every seat in the rollouts, on the batched engine's unpadded observations."""
         self.rollout_actions = ActionEncoding(rules)
         """The batched engine's (unpadded) action encoding."""
@@ -394,7 +420,7 @@ class ExpertPolicy(BasePolicy):
         exact = self.solve_endgame(obs, legal, rng)
         if exact is not None:
             return int(legal[np.argmax(exact + PRIOR_WEIGHT * prior)])
-        # Candidates: the heuristic's best `max_moves` moves, best first (so the anchor is column 0).
+        # Candidates: the anchor player's best `max_moves` moves, best first (so the anchor is column 0).
         order = np.argsort(-prior, kind="stable")[: self.max_moves]
         candidates, prior = legal[order], prior[order]
         if candidates.size == 1:

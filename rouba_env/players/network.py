@@ -158,6 +158,22 @@ class NetworkPolicy(BasePolicy):
         self.deterministic = bool(deterministic)
         self.name = name
 
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """float32[B, A]: the network's logit of every action of this player's encoding (the search's prior).
+
+        Actions the network's padding cannot express (none, for a table it can seat) get `MASKED_LOGIT`.
+        """
+        obs = np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size)
+        if self._obs_index is not None:
+            obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
+        logits, _ = self.network.forward(obs)
+        if self._action_index is None:
+            return logits
+        values = np.full((len(obs), self.actions.size), MASKED_LOGIT, dtype=np.float32)
+        expressible = self._action_index >= 0
+        values[:, self._action_index[expressible]] = logits[:, expressible]
+        return values
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         legal = check_mask(mask)
         obs = np.asarray(obs, dtype=np.float32).reshape(len(legal), -1)

@@ -34,9 +34,12 @@ def _make_scripted(cls):
 
 
 def _make_expert(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
-    """``expert[:samples=N][,margin_weight=W]...`` (options: see `ExpertPolicy`); values arrive as strings."""
+    """``expert[:samples=N][,margin_weight=W][,policy=checkpoint:2p]...`` (options: see `ExpertPolicy`).
+
+    Values arrive as strings.
+    """
     known = {"samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
-             "endgame_nodes": int, "max_moves": int}
+             "endgame_nodes": int, "max_moves": int, "policy": str}
     unknown = set(options) - set(known)
     if unknown:
         raise ValueError(f"player 'expert' has no option(s) {sorted(unknown)}; known: {sorted(known)}")

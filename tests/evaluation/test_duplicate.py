@@ -106,7 +106,18 @@ def test_same_seed_same_results_also_with_workers():
     assert other.records != first.records
     parallel = evaluate(["random", "greedy"], games=8, seed=11, workers=2)
     assert parallel.records == first.records
-    assert parallel.to_dict()["results"] == first.to_dict()["results"]
+    untimed = lambda result: [{k: v for k, v in row.items() if k != "ms_per_decision"}  # noqa: E731
+                              for row in result.to_dict()["results"]]
+    assert untimed(parallel) == untimed(first)
+
+
+def test_each_players_time_per_decision_is_reported():
+    result = evaluate(["random", "heuristic"], games=4, seed=3, record_moves=True)
+    moves = sum(len(record.moves) for record in result.records)
+    assert sum(stats.decisions for stats in result.players) == moves
+    for stats in result.players:
+        assert stats.ms_per_decision is not None and stats.ms_per_decision > 0
+    assert "ms/move" in result.format_table()
 
 
 def test_rules_and_specs_are_checked():

@@ -210,6 +210,28 @@ def test_expert_spec_options_are_checked():
         make_policy("expert:rollout=random", config)
     with pytest.raises(ValueError, match="takes no option"):
         make_policy("greedy:fast=1", config)
+    with pytest.raises(ValueError, match="rollout=policy needs a policy= network"):
+        make_policy("expert:rollout=policy", config)
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        make_policy("expert:policy=checkpoint:no-such-net", config)
+
+
+@pytest.mark.parametrize("rollout", ["policy", "heuristic"])
+def test_expert_with_a_network_anchors_on_the_networks_move(rollout):
+    """With policy=, the network's best moves are the candidates and its favourite is kept unless the search disagrees."""
+    config = RulesConfig()
+    expert = make_policy(f"expert:policy=checkpoint:2p,samples=4,max_moves=2,z=1000,rollout={rollout}", config)
+    network = make_policy("checkpoint:2p", config)
+    assert expert.rollout == rollout
+    rng = np.random.default_rng(2)
+    state = engine.new_game(config, rng)
+    while not engine.is_terminal(state):
+        obs, mask = observe(state)
+        action = expert.act(obs, mask, rng)
+        if state.deck:  # with an empty deck the exact endgame search decides instead
+            # z=1000: no move beats the anchor by that many standard errors, so the network's choice is played
+            assert action == network.act(obs, mask, rng)
+        state = engine.apply_move(state, ActionEncoding(config).decode(action))
 
 
 def test_expert_searches_only_the_best_moves_with_many_jokers():

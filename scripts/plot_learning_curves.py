@@ -1,0 +1,108 @@
+#!/usr/bin/env python
+"""Learning curves of several training runs against one opponent, with the other players' levels as lines.
+
+    python scripts/plot_learning_curves.py --run "default (mlp)=runs/default" --run "rank=runs/rank" \\
+        --levels scripts/results/ladder_expert_vs_heuristic.json scripts/results/ladder_heuristic_vs_greedy.json \\
+        --out scripts/results/learning_curves_2p.png
+
+Each ``--run LABEL=FOLDER`` is drawn from the folder's ``eval.csv`` (the
+trainer's periodic evaluations, with their 95% intervals): the win rate
+against ``--opponent`` by learner steps. Each ``--levels`` file is a
+``rouba-evaluate`` JSON of two players, one of them ``--opponent``: the other
+player's win rate against it becomes a horizontal line, so a curve can be read
+against the scripted and search players. 50% (the opponent's own level) is
+always drawn. Needs matplotlib (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from rouba_env.files import write_atomically
+
+PARITY = 0.5
+
+
+def run_curve(folder: Path, opponent: str) -> tuple[list[int], list[float], list[float], list[float]]:
+    """(learner steps, win rate, low, high) of a run folder's evaluations against ``opponent``."""
+    path = folder / "eval.csv"
+    if not path.is_file():
+        raise ValueError(f"{folder} has no eval.csv: not a finished or running training folder")
+    with path.open(newline="") as stream:
+        rows = [row for row in csv.DictReader(stream) if row["opponent"] == opponent]
+    if not rows:
+        raise ValueError(f"{path} has no evaluation against {opponent!r}")
+    columns = ("learner_steps", "win_rate", "win_low", "win_high")
+    steps, rate, low, high = ([float(row[name]) for row in rows] for name in columns)
+    return [int(s) for s in steps], rate, low, high
+
+
+def level(path: Path, opponent: str) -> tuple[str, float]:
+    """(player, its win rate against ``opponent``) from a two-player ``rouba-evaluate`` JSON."""
+    data = json.loads(path.read_text())
+    results = {row["label"]: row for row in data["results"]}
+    others = [label for label in results if label != opponent]
+    if opponent not in results or len(others) != 1:
+        raise ValueError(f"{path} is not an evaluation of one player against {opponent!r} "
+                         f"(players: {sorted(results)})")
+    return others[0], float(results[others[0]]["win_rate"])
+
+
+def parse_run(text: str) -> tuple[str, Path]:
+    label, equals, folder = text.partition("=")
+    if not equals or not label or not folder:
+        raise argparse.ArgumentTypeError(f"a run is LABEL=FOLDER, got {text!r}")
+    return label, Path(folder)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run", type=parse_run, action="append", required=True, metavar="LABEL=FOLDER",
+                        help="a training run folder to draw (repeat for several)")
+    parser.add_argument("--levels", type=Path, nargs="*", default=[], metavar="JSON",
+                        help="rouba-evaluate results of one player against --opponent, drawn as lines")
+    parser.add_argument("--opponent", default="heuristic", help="the opponent of the curves (default: heuristic)")
+    parser.add_argument("--out", type=Path, required=True, help="PNG to write")
+    parser.add_argument("--title", default=None, help="plot title (default: names the opponent)")
+    args = parser.parse_args(argv)
+
+    try:
+        curves = [(label, run_curve(folder, args.opponent)) for label, folder in args.run]
+        levels = [level(path, args.opponent) for path in args.levels]
+    except (ValueError, OSError, KeyError, json.JSONDecodeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 4.5))
+    for label, (steps, rate, low, high) in curves:
+        millions = [s / 1e6 for s in steps]
+        axes.plot(millions, rate, marker="o", markersize=3, label=label)
+        axes.fill_between(millions, low, high, alpha=0.15)
+    axes.axhline(PARITY, color="black", linestyle="--", linewidth=1, label=f"{args.opponent} (parity)")
+    for index, (player, rate) in enumerate(levels):
+        axes.axhline(rate, color=f"C{len(curves) + index}", linestyle=":", linewidth=1.5,
+                     label=f"{player} vs {args.opponent}: {rate:.1%}")
+    axes.set(xlabel="learner steps (millions)", ylabel=f"win rate vs {args.opponent} (95% interval)",
+             title=args.title or f"Learning curves against {args.opponent} (2 players, duplicate deals)")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize="small", loc="lower right")
+    figure.tight_layout()
+    try:
+        write_atomically(args.out, lambda temp: figure.savefig(temp, dpi=110, format="png"))
+    finally:
+        plt.close(figure)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
