@@ -283,3 +283,15 @@ def test_a_rank_network_trains_and_its_policy_plays(tmp_path):
     policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2))
     assert json.loads((tmp_path / "policy" / "metadata.json").read_text())["architecture"] == "rank"
     assert policy.name.startswith("checkpoint:")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "training" / "configs").glob("*.toml")), ids=lambda p: p.name)
+def test_each_documented_config_file_trains(tmp_path, path):
+    """Every file under training/configs is valid and runs (shrunk to a tiny run by flags, which win over it)."""
+    load_toml(path)
+    flags = ["--config", str(path), "--run-dir", str(tmp_path), "--total-steps", "200", "--num-envs", "8",
+             "--rollout-steps", "4", "--minibatch-size", "128", "--update-epochs", "1", "--eval-interval", "0",
+             "--final-eval-games", "0", "--no-progress"]
+    assert train_main(flags) == 0
+    saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    assert saved["config"]["architecture"] == load_toml(path).get("architecture", "mlp")
