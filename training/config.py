@@ -38,7 +38,7 @@ class TrainConfig:
     """Table sizes to train on; several (e.g. 2 3 4) share one network through max_players."""
     max_players: int = 0
     """Observation/action padding; 0 means the largest of num_players."""
-    total_steps: int = 18_000_000
+    total_steps: int = 4_000_000
     """Learner decisions to train for (the learner's own turns only)."""
     num_envs: int = 1024
     """Games stepped in lockstep per table size."""
@@ -62,11 +62,12 @@ class TrainConfig:
     """Weight of the value loss."""
     max_grad_norm: float = 0.5
     """Gradient norm clip."""
-    architecture: str = "mlp"
-    """Network: mlp (one MLP over the whole observation) or rank (one token per rank slot with weights
-    shared across ranks, in a global context; see rouba_env.players.network.RankNetwork)."""
-    hidden_sizes: tuple[int, ...] = (256, 256)
-    """Widths of the MLP's hidden layers; for architecture rank, (context width, token width)."""
+    architecture: str = "rank"
+    """Network: rank (one token per rank slot, the same weights for every rank, with a context of the
+    rank-free entries; see rouba_env.players.network.RankNetwork) or mlp (one MLP over the whole
+    observation, the 0.2.0 network). rank learns more per step (scripts/results/TRAINING_TRIES.md)."""
+    hidden_sizes: tuple[int, ...] = (128, 64)
+    """For architecture rank, (context width, token width); for mlp, the widths of its hidden layers."""
     reward: str = "margin"
     """Training reward: margin (score difference over the deck size: a denser signal that learns
     faster) or outcome (+1/0/-1). Evaluation always reports win rates."""
@@ -82,7 +83,7 @@ class TrainConfig:
     """Exploitability probe: a player spec (e.g. checkpoint:2p) that a fresh network trains against, alone
     (no self-play, no snapshots), and is evaluated against; its final win rate says how much a dedicated
     opponent can exploit that player. Runs best_response_steps unless total_steps is given."""
-    best_response_steps: int = 6_000_000
+    best_response_steps: int = 3_000_000
     """The probe's fixed budget of learner steps (used when total_steps is left at its default)."""
     snapshot_interval: int = 20
     """Updates between snapshots of the learner added to the pool."""

@@ -20,7 +20,7 @@ from rouba_training.distributed import ACTOR_NAME, RayCollector, RolloutWorker, 
 from rouba_training.opponents import OpponentPool
 from rouba_training.train import train
 
-TINY = dict(num_envs=16, rollout_steps=4, minibatch_size=256, update_epochs=1, hidden_sizes=(16,),
+TINY = dict(num_envs=16, rollout_steps=4, minibatch_size=256, update_epochs=1, architecture="mlp", hidden_sizes=(16,),
             eval_interval=0, final_eval_games=0, checkpoint_interval=50, snapshot_interval=2,
             scripted_opponents=("greedy",), eval_opponents=("random",), progress=False,
             ray=True, rollout_workers=2)

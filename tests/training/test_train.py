@@ -24,10 +24,10 @@ from rouba_training.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = dict(total_steps=1500, num_envs=16, rollout_steps=8, minibatch_size=256, update_epochs=1,
-            hidden_sizes=(16,), eval_interval=2, eval_games=4, final_eval_games=4, checkpoint_interval=1,
+            architecture="mlp", hidden_sizes=(16,), eval_interval=2, eval_games=4, final_eval_games=4, checkpoint_interval=1,
             snapshot_interval=1, scripted_opponents=("greedy",), eval_opponents=("random",), progress=False)
 TINY_FLAGS = ["--num-envs", "16", "--rollout-steps", "8", "--minibatch-size", "256", "--update-epochs", "1",
-              "--hidden-sizes", "16", "--eval-interval", "0", "--final-eval-games", "0",
+              "--architecture", "mlp", "--hidden-sizes", "16", "--eval-interval", "0", "--final-eval-games", "0",
               "--scripted-opponents", "greedy", "--no-progress"]
 
 
@@ -257,7 +257,7 @@ def test_a_checkpoint_can_join_the_opponent_pool(tmp_path):
 
 def test_best_response_probe_trains_against_the_probed_player_alone(tmp_path, capsys):
     flags = ["--run-dir", str(tmp_path), "--total-steps", "600", "--num-envs", "16", "--rollout-steps", "8",
-             "--minibatch-size", "256", "--update-epochs", "1", "--hidden-sizes", "16", "--eval-interval", "0",
+             "--minibatch-size", "256", "--update-epochs", "1", "--hidden-sizes", "16", "8", "--eval-interval", "0",
              "--final-eval-games", "8", "--snapshot-interval", "1", "--no-progress", "--best-response", "greedy"]
     assert train_main(flags) == 0
     out = capsys.readouterr().out
