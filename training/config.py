@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rouba_env.players.registry import known_players
+from rouba_env.rules.scoring import REWARD_MODES
 
 
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
@@ -38,7 +39,7 @@ class TrainConfig:
     """Table sizes to train on; several (e.g. 2 3 4) share one network through max_players."""
     max_players: int = 0
     """Observation/action padding; 0 means the largest of num_players."""
-    total_steps: int = 4_000_000
+    total_steps: int = 3_000_000
     """Learner decisions to train for (the learner's own turns only)."""
     num_envs: int = 1024
     """Games stepped in lockstep per table size."""
@@ -69,8 +70,9 @@ class TrainConfig:
     hidden_sizes: tuple[int, ...] = (128, 64)
     """For architecture rank, (context width, token width); for mlp, the widths of its hidden layers."""
     reward: str = "margin"
-    """Training reward: margin (score difference over the deck size: a denser signal that learns
-    faster) or outcome (+1/0/-1). Evaluation always reports win rates."""
+    """Training reward: margin (own score minus the others' mean, over the cards in play: a denser
+    signal that learns faster), lead (own score minus the best other's: the same with 2 players; at
+    3+ it rewards beating the leader) or outcome (+1/0/-1). Evaluation always reports win rates."""
     self_play_weight: float = 0.25
     """Share of games whose other seats are played by the current policy."""
     past_self_weight: float = 0.15
@@ -146,8 +148,8 @@ class TrainConfig:
         if self.architecture == "rank" and len(self.hidden_sizes) != 2:
             raise ValueError(f"architecture rank takes two hidden_sizes (context width, token width), "
                              f"got {list(self.hidden_sizes)}")
-        if self.reward not in ("outcome", "margin"):
-            raise ValueError(f"reward must be outcome or margin, got {self.reward!r}")
+        if self.reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, got {self.reward!r}")
         if not 0 <= self.gae_lambda <= 1 or not 0 < self.gamma <= 1:
             raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
         if self.rollout_workers <= 0:

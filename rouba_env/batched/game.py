@@ -29,7 +29,7 @@ import numpy as np
 from rouba_env.batched import kernels
 from rouba_env.batched.kernels import (
     NUM_PARAMS, PARAM_AUTO_RESET, PARAM_DEALER, PARAM_DRAW_FROM_DECK, PARAM_FIRST_PLAYER, PARAM_HAND_SIZE,
-    PARAM_LEFTOVERS, PARAM_MARGIN_REWARD, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS, PARAM_NUM_TARGETS, PARAM_OBS_DEALER,
+    PARAM_LEFTOVERS, PARAM_REWARD_MODE, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS, PARAM_NUM_TARGETS, PARAM_OBS_DEALER,
     PARAM_OBS_DECK, PARAM_OBS_FLIPPED, PARAM_OBS_HAND_SIZE, PARAM_OBS_PILE_SIZE, PARAM_OBS_PILE_TOP, PARAM_OBS_PRESENT,
     PARAM_OBS_RULES, PARAM_OBS_SEEN, PARAM_OBS_TABLE, PARAM_OBS_TO_ACT, PARAM_TABLE_CARDS, PARAM_TAKE_ALL,
     PARAM_TOTAL_CARDS, JOKER_SLOT, RANK_SLOTS,
@@ -40,7 +40,7 @@ from rouba_env.rules import engine
 from rouba_env.rules.cards import make_deck, rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, GameState
-from rouba_env.rules.scoring import check_reward_mode
+from rouba_env.rules.scoring import REWARD_MODES, check_reward_mode
 from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
 
 
@@ -66,8 +66,8 @@ class VectorGame:
         seed: base seed of the deals (see `slot_deal_seed`), an int >= 0.
         max_players: pad observations and actions to this many seats (as the encoders do).
         auto_reset: a slot whose game ended starts its next game in the same step.
-        reward: ``"outcome"`` (+1 sole winner, 0 tied top, -1 others) or ``"margin"``
-            (`engine.margin_rewards`).
+        reward: ``"outcome"`` (+1 sole winner, 0 tied top, -1 others), ``"margin"`` or
+            ``"lead"`` (`rouba_env.rules.scoring`).
 
     Call `reset` before the first `step`. Buffers ``obs``, ``mask``, ``current``,
     ``rewards``, ``done``, ``final_scores`` and ``deal_seeds`` are refreshed in
@@ -110,7 +110,7 @@ class VectorGame:
         params[PARAM_TAKE_ALL], params[PARAM_MUST_CAPTURE] = config.take_all, config.must_capture
         params[PARAM_LEFTOVERS], params[PARAM_DRAW_FROM_DECK] = config.leftovers_to_last_capturer, config.draw_from_deck
         params[PARAM_FIRST_PLAYER], params[PARAM_DEALER], params[PARAM_TOTAL_CARDS] = config.first_player, config.dealer, C
-        params[PARAM_MARGIN_REWARD], params[PARAM_AUTO_RESET] = reward == "margin", self.auto_reset
+        params[PARAM_REWARD_MODE], params[PARAM_AUTO_RESET] = REWARD_MODES.index(reward), self.auto_reset
         for index, block in ((PARAM_OBS_TABLE, "table"), (PARAM_OBS_SEEN, "seen"), (PARAM_OBS_PILE_TOP, "pile_top"),
                              (PARAM_OBS_PILE_SIZE, "pile_size"), (PARAM_OBS_HAND_SIZE, "hand_size"), (PARAM_OBS_PRESENT, "present"),
                              (PARAM_OBS_DEALER, "dealer"), (PARAM_OBS_TO_ACT, "to_act"), (PARAM_OBS_DECK, "deck"),

@@ -35,8 +35,10 @@ EMPTY_TOP_SLOT = NUM_RANKS
 
 # Indices into the int64 parameter vector handed to the kernels (`VectorGame` fills it): the rules ...
 (PARAM_NUM_PLAYERS, PARAM_NUM_TARGETS, PARAM_HAND_SIZE, PARAM_TABLE_CARDS, PARAM_TAKE_ALL, PARAM_MUST_CAPTURE,
- PARAM_LEFTOVERS, PARAM_DRAW_FROM_DECK, PARAM_FIRST_PLAYER, PARAM_DEALER, PARAM_TOTAL_CARDS, PARAM_MARGIN_REWARD,
+ PARAM_LEFTOVERS, PARAM_DRAW_FROM_DECK, PARAM_FIRST_PLAYER, PARAM_DEALER, PARAM_TOTAL_CARDS, PARAM_REWARD_MODE,
  PARAM_AUTO_RESET) = range(13)
+REWARD_OUTCOME, REWARD_MARGIN, REWARD_LEAD = range(3)
+"""`PARAM_REWARD_MODE` values: the index of the mode in `rouba_env.rules.scoring.REWARD_MODES`."""
 # ... and where each block of the observation vector starts.
 (PARAM_OBS_TABLE, PARAM_OBS_SEEN, PARAM_OBS_PILE_TOP, PARAM_OBS_PILE_SIZE, PARAM_OBS_HAND_SIZE, PARAM_OBS_PRESENT,
  PARAM_OBS_DEALER, PARAM_OBS_TO_ACT, PARAM_OBS_DECK, PARAM_OBS_FLIPPED, PARAM_OBS_RULES) = range(13, 24)
@@ -239,7 +241,7 @@ def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, dec
     auto = p[PARAM_AUTO_RESET] != 0
     first_player = p[PARAM_FIRST_PLAYER]
     leftovers = p[PARAM_LEFTOVERS] != 0
-    margin = p[PARAM_MARGIN_REWARD] != 0
+    reward_mode = p[PARAM_REWARD_MODE]
     total_cards = p[PARAM_TOTAL_CARDS]
     n_ended = 0
     for b in range(actions.shape[0]):
@@ -347,10 +349,17 @@ def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, dec
             total_points += pile[b, s]
             if pile[b, s] == best:
                 n_best += 1
-        if margin:
+        if reward_mode == REWARD_MARGIN:
             for s in range(n):
                 points = pile[b, s]
                 rewards[b, s] = (points - (total_points - points) / (n - 1)) / total_cards
+        elif reward_mode == REWARD_LEAD:
+            for s in range(n):
+                best_other = -1
+                for other in range(n):
+                    if other != s and pile[b, other] > best_other:
+                        best_other = pile[b, other]
+                rewards[b, s] = (pile[b, s] - best_other) / total_cards
         else:
             for s in range(n):
                 if pile[b, s] == best:

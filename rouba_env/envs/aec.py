@@ -31,8 +31,9 @@ class raw_env(AECEnv):
 
     Args:
         rules: a `RulesConfig`, a preset name (``"standard"``, ``"jokers"``, ...) or None.
-        reward: ``"outcome"`` (+1 sole winner, 0 tied top, -1 others) or
-            ``"margin"`` (own score minus the others' mean, over the deck size).
+        reward: ``"outcome"`` (+1 sole winner, 0 tied top, -1 others),
+            ``"margin"`` (own score minus the others' mean, over the deck size) or
+            ``"lead"`` (own score minus the best other's, over the deck size).
         max_players: pad observation and action spaces to this many seats.
         illegal_action: ``"terminate"`` (default: the game ends; the offender
             gets ``illegal_reward``, the others 0; a warning is issued) or

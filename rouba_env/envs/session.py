@@ -64,7 +64,7 @@ class GameSession:
     Args:
         rules: the rules config.
         max_players: padding of the observation and action spaces.
-        reward: ``"outcome"`` or ``"margin"`` (see `rouba_env.rules.scoring`).
+        reward: ``"outcome"``, ``"margin"`` or ``"lead"`` (see `rouba_env.rules.scoring`).
         illegal_action: one of `ILLEGAL_ACTION_MODES`.
         illegal_reward: the offender's reward when an illegal action ends the game.
     """

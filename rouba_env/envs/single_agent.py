@@ -49,7 +49,7 @@ class SingleAgentEnv(gymnasium.Env):
             every episode (training against a pool).
         seat: the learner's seat, or ``"random"`` (drawn every episode).
         rules: a `RulesConfig`, a preset name, or None; ``**rule_fields`` override it.
-        reward: ``"outcome"`` or ``"margin"`` (see `rouba_env.envs.aec.raw_env`).
+        reward: ``"outcome"``, ``"margin"`` or ``"lead"`` (see `rouba_env.envs.aec.raw_env`).
         max_players: pad observation and action spaces to this many seats.
         dict_observation: observations as ``Dict(observation, action_mask)``.
         illegal_action: ``"raise"`` (ValueError) or ``"terminate"`` (the episode

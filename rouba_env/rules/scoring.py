@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-REWARD_MODES = ("outcome", "margin")
-"""Final-reward modes: `outcome_rewards` and `margin_rewards`."""
+REWARD_MODES = ("outcome", "margin", "lead")
+"""Final-reward modes: `outcome_rewards`, `margin_rewards` and `lead_rewards` (the batched engine's
+kernels number them by their index here)."""
 
 
 def top_seats(points: Sequence[int]) -> list[int]:
@@ -32,12 +33,27 @@ def margin_rewards(points: Sequence[int], total_cards: int) -> list[float]:
     return [(p - (total - p) / (n - 1)) / total_cards for p in points]
 
 
+def lead_rewards(points: Sequence[int], total_cards: int) -> list[float]:
+    """Own score minus the best other score, divided by the number of cards in play.
+
+    Positive only for a sole winner: at 3 or more players it rewards beating the
+    leader rather than the average (with 2 players it equals `margin_rewards`).
+    """
+    rewards = []
+    for seat, p in enumerate(points):
+        best_other = max(q for other, q in enumerate(points) if other != seat)
+        rewards.append((p - best_other) / total_cards)
+    return rewards
+
+
 def final_rewards(mode: str, points: Sequence[int], total_cards: int) -> list[float]:
     """Rewards of a reward mode (`REWARD_MODES`) for final scores."""
     if mode == "outcome":
         return outcome_rewards(points)
     if mode == "margin":
         return margin_rewards(points, total_cards)
+    if mode == "lead":
+        return lead_rewards(points, total_cards)
     raise ValueError(f"unknown reward {mode!r}; choose one of {REWARD_MODES}")
 
 

@@ -94,7 +94,7 @@ PLAYER_COUNTS = (2, 3, 4, 5, 8)
 def test_presets_match_reference(name, num_players):
     config = preset(name, num_players=num_players)
     steps = 220 if num_players < 5 else 260
-    reward = "margin" if num_players == 3 else "outcome"
+    reward = {3: "margin", 4: "lead"}.get(num_players, "outcome")
     assert _lockstep(config, steps=steps, seed=num_players, reward=reward) >= 8
 
 
@@ -293,6 +293,6 @@ def test_slot_deal_seed_is_pure_and_vectorised():
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(config=any_rules(), seed=st.integers(0, 2**64 - 1), reward=st.sampled_from(["outcome", "margin"]))
+@given(config=any_rules(), seed=st.integers(0, 2**64 - 1), reward=st.sampled_from(["outcome", "margin", "lead"]))
 def test_random_rules_match_reference(config, seed, reward):
     _lockstep(config, batch_size=3, steps=60, seed=seed, reward=reward)

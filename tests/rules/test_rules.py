@@ -6,7 +6,7 @@ import pytest
 from rouba_env.rules.cards import JOKER, NUM_SUITS, make_deck, rank_of
 from rouba_env.rules.config import RulesConfig, preset
 from rouba_env.rules.engine import EMPTY_PILE, JOKER_KIND_OFFSET, NO_SEAT, TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER, Move, apply_move, card_total, is_terminal, legal_moves, new_game, start_game
-from rouba_env.rules.scoring import margin_rewards as margin_of_scores, outcome_rewards as outcome_of_scores, scores, winners
+from rouba_env.rules.scoring import lead_rewards, margin_rewards as margin_of_scores, outcome_rewards as outcome_of_scores, scores, winners
 
 
 def outcome_rewards(state):
@@ -306,6 +306,18 @@ def test_scores_winners_and_rewards():
     assert margins[2] == pytest.approx((1 - 3) / 52)
     sole = make_state(STD2, hands=["", ""], piles=["2 2 2", "3"], current=NO_SEAT)
     assert outcome_rewards(sole) == [1.0, -1.0]
+
+
+@pytest.mark.parametrize("points, expected", [
+    ([3, 3, 1], [0, 0, -2]),            # tied leaders: 0; the last is 2 behind the best other
+    ([5, 2, 1, 0], [3, -3, -4, -5]),    # only the sole winner is positive; everyone else measures to the leader
+    ([7, 4], [3, -3]),                  # two players: the same as the margin reward
+])
+def test_lead_reward_is_own_score_minus_the_best_other(points, expected):
+    total = 52
+    assert lead_rewards(points, total) == pytest.approx([e / total for e in expected])
+    if len(points) == 2:
+        assert lead_rewards(points, total) == pytest.approx(margin_of_scores(points, total))
 
 
 def test_draw_from_deck_flips_and_must_play_the_flipped_card():
