@@ -204,7 +204,7 @@ EXPERT_ENDGAME_NODES = 20000
 ROLLOUT_PLAYERS = {"greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
 """Scripted players the rollouts can use for every seat."""
 ROLLOUT_POLICY = "policy"
-"""``rollout=policy``: the rollouts play the ``policy`` network (its default when a network is given)."""
+"""``rollout=policy``: the rollouts play the ``policy`` network (about ten times as slow as the heuristic's)."""
 EXPERT_DEFAULT_ROLLOUT = "heuristic"
 """Rollouts with greedy play misjudge positions too much to beat the heuristic."""
 
@@ -288,9 +288,10 @@ class ExpertPolicy(BasePolicy):
 
     With ``policy`` (a trained network: ``checkpoint:2p``, a shipped name or
     a path), the network takes the heuristic's two jobs: its most likely move
-    is the anchor and its logits rank the candidates, and it plays every seat
-    of the rollouts (``rollout=policy``, the default then). The search then
-    improves on the network's play rather than on the heuristic's.
+    is the anchor and its logits rank the candidates, so the search improves
+    on the network's play rather than on the heuristic's. The rollouts stay
+    with the heuristic unless ``rollout=policy`` lets the network play them
+    (much slower per decision).
 
     Spec options: ``samples`` (int >= 1), ``rollout`` (greedy | heuristic |
     policy), ``policy`` (a checkpoint), ``z`` (float >= 0),
@@ -318,7 +319,7 @@ class ExpertPolicy(BasePolicy):
             if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
                 raise ValueError(f"expert {name} must be a finite number >= 0, got {value!r}")
         if rollout is None:
-            rollout = EXPERT_DEFAULT_ROLLOUT if policy is None else ROLLOUT_POLICY
+            rollout = EXPERT_DEFAULT_ROLLOUT
         rollouts = sorted(ROLLOUT_PLAYERS) + ([ROLLOUT_POLICY] if policy is not None else [])
         if rollout not in rollouts:
             raise ValueError(f"expert rollout must be one of {rollouts}, got {rollout!r}"
