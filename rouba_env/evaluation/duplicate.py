@@ -240,7 +240,13 @@ class EvaluationResult:
     def games(self) -> int:
         return len(self.records)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, include_timing: bool = True) -> dict:
+        """Everything as JSON-ready data; ``include_timing=False`` leaves out the wall-clock ``ms_per_decision``
+        (the only part that differs between two runs of the same evaluation)."""
+        results = [vars(stats) | {"per_seat": {str(k): v for k, v in stats.per_seat.items()}}
+                   for stats in self.players]
+        if not include_timing:
+            results = [{k: v for k, v in row.items() if k != "ms_per_decision"} for row in results]
         return {
             "rules": self.rules.to_dict(),
             "num_players": self.rules.num_players,
@@ -252,8 +258,7 @@ class EvaluationResult:
             "games": self.games,
             "tie_rule": "a k-way tie for the top score counts 1/k win to each tied player",
             "intervals": "win rate: Wilson 95%; mean score and margin: normal approximation 95%",
-            "results": [vars(stats) | {"per_seat": {str(k): v for k, v in stats.per_seat.items()}}
-                        for stats in self.players],
+            "results": results,
             "ratings": self.ratings,
             "lineup_results": self.lineup_results,
             "game_records": [[r.deal, r.lineup, r.rotation, list(r.seats), list(r.scores)] for r in self.records],
