@@ -236,8 +236,15 @@ def bench_vector(args) -> list[dict]:
     return rows
 
 
+TRAINER_NETWORKS = {"rank": {}, "mlp": {"architecture": "mlp", "hidden_sizes": (256, 256)}}
+"""The trainer section's networks: the default (rank) and 0.2.0's MLP, measured alternately in one run."""
+
+
 def bench_trainer(args) -> list[dict]:
-    """Our PPO trainer's learner steps/s (collection on the batched engine plus updates), default settings."""
+    """Our PPO trainer's learner steps/s (collection on the batched engine plus updates), default settings.
+
+    The default rank network and 0.2.0's MLP run alternately, so their ratio shares the machine's load.
+    """
     import torch
 
     from rouba_training.config import TrainConfig
@@ -245,16 +252,20 @@ def bench_trainer(args) -> list[dict]:
 
     torch.set_num_threads(1)
     steps = 30_000 if args.quick else args.trainer_steps
-    runs = []
+    runs: dict[str, list[dict]] = {name: [] for name in TRAINER_NETWORKS}
     for index in range(1 if args.quick else args.trainer_repeats):
-        with tempfile.TemporaryDirectory() as run_dir:
-            config = TrainConfig(run_dir=run_dir, seed=args.seed + index, total_steps=steps, eval_interval=0,
-                                 final_eval_games=0, progress=False, torch_threads=1,
-                                 **({"num_envs": 64} if args.quick else {}))
-            final = train(config, command="benchmark")
-        runs.append({"steps_per_s": final["learner_steps_per_second"], "games_per_s": None,
-                     "steps": final["learner_steps"], "seconds": final["seconds_training"]})
-    return [{"variant": "training/ PPO, default config", **summarize(runs)}]
+        for name, network in TRAINER_NETWORKS.items():
+            with tempfile.TemporaryDirectory() as run_dir:
+                config = TrainConfig(run_dir=run_dir, seed=args.seed + index, total_steps=steps, eval_interval=0,
+                                     final_eval_games=0, progress=False, torch_threads=1, **network,
+                                     **({"num_envs": 64} if args.quick else {}))
+                final = train(config, command="benchmark")
+            runs[name].append({"steps_per_s": final["learner_steps_per_second"], "games_per_s": None,
+                               "steps": final["learner_steps"], "seconds": final["seconds_training"]})
+    rank, mlp = summarize(runs["rank"]), summarize(runs["mlp"])
+    return [{"variant": "training/ PPO, default config (rank network)", **rank,
+             "ratio_to_mlp": rank["steps_per_s"] / mlp["steps_per_s"]},
+            {"variant": "training/ PPO, default config with 0.2.0's MLP (256-256)", **mlp}]
 
 
 def bench_sb3(args) -> list[dict]:

@@ -204,7 +204,7 @@ EXPERT_ENDGAME_NODES = 20000
 ROLLOUT_PLAYERS = {"greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
 """Scripted players the rollouts can use for every seat."""
 ROLLOUT_POLICY = "policy"
-"""``rollout=policy``: the rollouts play the ``policy`` network (about ten times as slow as the heuristic's)."""
+"""``rollout=policy``: the rollouts play the ``policy`` network (a network forward pass per ply: much slower)."""
 EXPERT_DEFAULT_ROLLOUT = "heuristic"
 """Rollouts with greedy play misjudge positions too much to beat the heuristic."""
 
