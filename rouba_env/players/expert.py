@@ -8,174 +8,14 @@ import numpy as np
 
 from rouba_env.batched.game import VectorGame
 from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder, ObservationView
+from rouba_env.encoding.observation import ObservationEncoder, ObservationView
 from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.players.determinization import HiddenCardSampler, determinize
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules import engine
-from rouba_env.rules.cards import JOKER_RANK, make_deck, rank_of
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, Move
+from rouba_env.rules.engine import GameState, Move
 from rouba_env.rules.scoring import margin_rewards, outcome_rewards, scores
-
-
-# ---------------------------------------------------------------------------
-# expert: determinization
-# ---------------------------------------------------------------------------
-
-
-class DeckByRank:
-    """The decks' card codes grouped by rank slot: turns a multiset of rank slots into distinct cards."""
-
-    def __init__(self, rules: RulesConfig):
-        self.codes = np.array(sorted(make_deck(rules.decks, rules.jokers), key=rank_of), dtype=np.int64)
-        """Card codes sorted by rank slot."""
-        self.copies = np.bincount([rank_of(card) for card in self.codes.tolist()], minlength=NUM_RANK_SLOTS)
-        """Copies of each rank slot in the decks."""
-        self.starts = np.concatenate([[0], np.cumsum(self.copies)[:-1]])
-        """Index in `codes` of each rank slot's first card."""
-
-    def cards_for(self, ranks: np.ndarray) -> list[int]:
-        """Distinct card codes for a full multiset of rank slots (each copy of the decks used once)."""
-        order = np.argsort(ranks, kind="stable")
-        sorted_ranks = ranks[order]
-        first_of_rank = np.concatenate([[0], np.cumsum(np.bincount(sorted_ranks, minlength=NUM_RANK_SLOTS))[:-1]])
-        occurrence = np.arange(ranks.size) - first_of_rank[sorted_ranks]
-        if (occurrence >= self.copies[sorted_ranks]).any():
-            raise ValueError("observation is inconsistent with the rules: more cards of a rank than the decks hold")
-        result = np.empty(ranks.size, dtype=np.int64)
-        result[order] = self.codes[self.starts[sorted_ranks] + occurrence]
-        return result.tolist()
-
-
-class HiddenCardSampler:
-    """Draws full `GameState`s consistent with one observation (see `determinize`).
-
-    Reads and checks the observation once; each `sample` then only shuffles
-    the hidden cards, so many determinizations of one decision stay cheap.
-    Raises ValueError when the observation cannot come from a game under ``rules``.
-    """
-
-    def __init__(self, rules: RulesConfig, obs: np.ndarray, encoder: ObservationEncoder | None = None):
-        encoder = encoder or ObservationEncoder(rules)
-        view = encoder.decode(obs)
-        if view.batch_size != 1:
-            raise ValueError(f"determinize takes one observation, got a batch of {view.batch_size}")
-        self.rules = rules
-        self.deck = DeckByRank(rules)
-        n = rules.num_players
-        self.seat = seat = int(view.seat[0])
-        relative = [(s - seat) % n for s in range(n)]
-        self.pile_sizes = pile_sizes = view.pile_sizes[0, relative].tolist()
-        self.pile_tops = pile_tops = view.pile_tops[0, relative].tolist()
-        hand_sizes = view.hand_sizes[0, relative].tolist()
-        to_act = int(view.to_act_offset[0])
-        self.current = current = NO_SEAT if to_act == NO_SEAT else (seat + to_act) % n
-        own, table = view.hand[0], view.table[0]
-        in_piles = view.seen[0] - table
-        unseen = self.deck.copies - own - view.seen[0]
-        if (in_piles < 0).any() or (unseen < 0).any() or int(in_piles.sum()) != sum(pile_sizes):
-            raise ValueError("observation is inconsistent: the seen cards do not fit the decks, table and pile sizes")
-
-        # Pile tops: natural cards first (a joker can stand for any rank, a natural card only for its own).
-        top_slots: list[int | None] = [None] * n
-        for joker_pass in (False, True):
-            for s in range(n):
-                if pile_sizes[s] == 0 or top_slots[s] is not None:
-                    continue
-                if pile_tops[s] == EMPTY_PILE:
-                    raise ValueError(f"observation is inconsistent: seat {s}'s pile has cards but no top")
-                slot = JOKER_RANK if joker_pass else pile_tops[s]
-                if in_piles[slot] > 0:
-                    in_piles[slot] -= 1
-                    top_slots[s] = slot
-        if any(size > 0 and top is None for size, top in zip(pile_sizes, top_slots)):
-            raise ValueError("observation is inconsistent: no seen card can be a pile's top")
-        self.nonempty = [s for s in range(n) if pile_sizes[s] > 0]
-        slots = np.arange(NUM_RANK_SLOTS)
-        self.known = np.concatenate([
-            np.repeat(slots, own), np.repeat(slots, table), [top_slots[s] for s in self.nonempty],
-        ]).astype(np.int64)
-        self.own_count, self.table_count = int(own.sum()), int(table.sum())
-        self.buried = np.repeat(slots, in_piles)
-        self.hidden = np.repeat(slots, unseen)
-
-        self.flipped = None
-        """Rank slot the current (opponent) hand is known to hold: the flipped card is public."""
-        flipped = int(view.flipped[0])
-        if rules.draw_from_deck and current not in (NO_SEAT, seat) and flipped != NO_FLIPPED_CARD:
-            if unseen[flipped] == 0:
-                raise ValueError("observation is inconsistent: every card of the flipped rank is seen")
-            self.flipped = flipped
-        self.opponents = ([current] if self.flipped is not None else [])
-        self.opponents += [s for s in range(n) if s != seat and s not in self.opponents]
-        self.hand_sizes = hand_sizes
-        self.deck_size = int(view.deck_size[0])
-        needed = sum(hand_sizes[s] for s in self.opponents)
-        if self.hidden.size - needed != self.deck_size:
-            raise ValueError(f"observation is inconsistent: {self.hidden.size} unseen cards for opponents' hands "
-                             f"({needed}) and a deck of {self.deck_size}")
-
-    def sample(self, rng: np.random.Generator) -> GameState:
-        """One determinization: pile contents, opponents' hands and deck order drawn uniformly."""
-        rules, n = self.rules, self.rules.num_players
-        hidden = rng.permutation(self.hidden)
-        if self.flipped is not None:
-            where = int(np.flatnonzero(hidden == self.flipped)[0])
-            hidden[[0, where]] = hidden[[where, 0]]
-        ranks = np.concatenate([self.known, rng.permutation(self.buried), hidden])
-        codes = self.deck.cards_for(ranks)
-        position = 0
-
-        def cut(count: int) -> list[int]:
-            nonlocal position
-            position += count
-            return codes[position - count : position]
-
-        hands: list[list[int]] = [[] for _ in range(n)]
-        hands[self.seat] = cut(self.own_count)
-        table = cut(self.table_count)
-        tops = cut(len(self.nonempty))
-        piles: list[list[int]] = [[] for _ in range(n)]
-        for s, top_card in zip(self.nonempty, tops):
-            piles[s] = cut(self.pile_sizes[s] - 1) + [top_card]
-        for s in self.opponents:
-            hands[s] = cut(self.hand_sizes[s])
-        deck = cut(self.deck_size)
-        last_capturer = int(self.nonempty[rng.integers(len(self.nonempty))]) if self.nonempty else NO_SEAT
-        return GameState(config=rules, hands=hands, table=table, piles=piles, pile_tops=list(self.pile_tops),
-                         deck=deck, current=self.current, last_capturer=last_capturer)
-
-
-def determinize(
-    rules: RulesConfig,
-    obs: np.ndarray,
-    rng: np.random.Generator,
-    encoder: ObservationEncoder | None = None,
-) -> GameState:
-    """A full `GameState` consistent with one observation, the hidden cards drawn at random.
-
-    Known from the observation: the observer's hand, the table, every pile's
-    size and top rank, the ranks face up so far (``seen``), hand sizes, deck
-    size. The rest is sampled uniformly:
-
-    * pile contents: ``seen - table`` per rank; each non-empty pile gets a top
-      card of its top rank (a joker when no natural one is left: a joker shows
-      its named rank), then the remaining cards fill the piles to their sizes;
-    * unseen = all cards - own hand - seen; shuffled, it fills the opponents'
-      hands (their sizes) and the deck (its size, in random order).
-
-    Card codes are those of the real decks, each used once, so the state holds
-    exactly the decks' cards. ``last_capturer`` is not observable: a seat with
-    a non-empty pile is picked at random (it only matters with
-    ``leftovers_to_last_capturer``). Raises ValueError when the observation
-    cannot come from a game under ``rules``.
-    """
-    return HiddenCardSampler(rules, obs, encoder).sample(rng)
-
-
-# ---------------------------------------------------------------------------
-# expert: the search player
-# ---------------------------------------------------------------------------
 
 EXPERT_DEFAULT_SAMPLES = 64
 EXPERT_MAX_SAMPLES = 4096
@@ -260,6 +100,26 @@ def solve_two_player(
     except SearchBudgetExceeded:
         return None
     return values
+
+
+def solve_endgame(rules: RulesConfig, encoder: ObservationEncoder, actions: ActionEncoding, obs: np.ndarray,
+                  legal: np.ndarray, rng: np.random.Generator, margin_weight: float,
+                  node_limit: int) -> np.ndarray | None:
+    """Exact `seat_value` of each action in ``legal`` when nothing relevant is hidden, else None.
+
+    Two players, cards in hand and an empty deck: the opponent's hand is
+    exactly the unseen cards, so one determinization is the true position
+    (only the last capturer is guessed; it matters with the leftovers rule).
+    None as well when ``node_limit`` is 0 or the search would exceed it.
+    """
+    view = encoder.decode(obs)
+    if rules.num_players != 2 or rules.draw_from_deck or view.deck_size[0] != 0 or node_limit <= 0:
+        return None
+    state = determinize(rules, obs, rng, encoder)
+    solved = solve_two_player(state, state.current, margin_weight, node_limit)
+    if solved is None:
+        return None
+    return np.array([solved[actions.decode(int(action))] for action in legal])
 
 
 class ExpertPolicy(BasePolicy):
@@ -397,21 +257,9 @@ class ExpertPolicy(BasePolicy):
         return game.scores().reshape(len(states), count, rules.num_players).tolist()
 
     def solve_endgame(self, obs: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
-        """Exact values of the legal actions when nothing relevant is hidden, else None.
-
-        Two players, cards in hand and an empty deck: the opponent's hand is
-        exactly the unseen cards, so one determinization is the true position
-        (only the last capturer is guessed; it matters with the leftovers rule).
-        """
-        rules = self.rules
-        view = self.encoder.decode(obs)
-        if rules.num_players != 2 or rules.draw_from_deck or view.deck_size[0] != 0 or self.endgame_nodes <= 0:
-            return None
-        state = determinize(rules, obs, rng, self.encoder)
-        solved = solve_two_player(state, state.current, self.margin_weight, self.endgame_nodes)
-        if solved is None:
-            return None
-        return np.array([solved[self.actions.decode(int(action))] for action in legal])
+        """Exact values of the legal actions when nothing relevant is hidden, else None (`solve_endgame`)."""
+        return solve_endgame(self.rules, self.encoder, self.actions, obs, legal, rng, self.margin_weight,
+                             self.endgame_nodes)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(check_mask(mask)[0])

@@ -29,6 +29,7 @@ from rouba_env.encoding.observation import (
 from rouba_env.players.base import BasePolicy, check_mask
 from rouba_env.players.checkpoint import CheckpointError, load_checkpoint
 from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.scoring import check_reward_mode
 
 MASKED_LOGIT = -1e8
 """Logit given to illegal actions: far below any real logit, still finite in float32."""
@@ -37,6 +38,8 @@ RULES_THAT_MUST_MATCH = ("take_all", "must_capture", "leftovers_to_last_capturer
 """Rule fields a policy can only play as trained; the table size may differ within its padding."""
 DETERMINISTIC_DEFAULT = True
 """Checkpoints play their most likely legal action unless asked to sample."""
+DEFAULT_VALUE_REWARD = "margin"
+"""The training reward of a checkpoint whose metadata names none (the trainer's default)."""
 
 
 class MLP:
@@ -134,7 +137,7 @@ class NetworkPolicy(BasePolicy):
 
     def __init__(self, network: MLP | RankNetwork, rules: RulesConfig, max_players: int | None = None,
                  network_players: int | None = None, deterministic: bool = DETERMINISTIC_DEFAULT,
-                 name: str = "network"):
+                 name: str = "network", reward: str = DEFAULT_VALUE_REWARD):
         super().__init__(rules, max_players)
         if not isinstance(deterministic, (bool, np.bool_)):
             raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
@@ -157,22 +160,30 @@ class NetworkPolicy(BasePolicy):
         self.network = network
         self.deterministic = bool(deterministic)
         self.name = name
+        self.reward = check_reward_mode(reward)
+        """The reward the network was trained on: what its value head estimates."""
 
-    def action_values(self, obs: np.ndarray) -> np.ndarray:
-        """float32[B, A]: the network's logit of every action of this player's encoding (the search's prior).
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(logits float32[B, A], value float32[B]) for this player's observations, in its action encoding.
 
-        Actions the network's padding cannot express (none, for a table it can seat) get `MASKED_LOGIT`.
+        The value is the network's estimate of the acting seat's training reward
+        (`reward`) from here to the end. Actions the network's padding cannot
+        express (none, for a table it can seat) get `MASKED_LOGIT`.
         """
         obs = np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size)
         if self._obs_index is not None:
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
-        logits, _ = self.network.forward(obs)
+        logits, value = self.network.forward(obs)
         if self._action_index is None:
-            return logits
+            return logits, value
         values = np.full((len(obs), self.actions.size), MASKED_LOGIT, dtype=np.float32)
         expressible = self._action_index >= 0
         values[:, self._action_index[expressible]] = logits[:, expressible]
-        return values
+        return values, value
+
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """float32[B, A]: the network's logit of every action of this player's encoding (the search's prior)."""
+        return self.forward(obs)[0]
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         legal = check_mask(mask)
@@ -214,8 +225,9 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
         raise CheckpointError(f"checkpoint {path_or_name!r} plays at most {trained_max} players, "
                               f"not {rules.num_players}")
     network = network_from_tensors(tensors, metadata)
+    reward = metadata.get("train_config", {}).get("reward", DEFAULT_VALUE_REWARD)
     return NetworkPolicy(network, rules, max_players, network_players=trained_max, deterministic=deterministic,
-                         name=f"checkpoint:{path_or_name}")
+                         name=f"checkpoint:{path_or_name}", reward=reward)
 
 
 def checkpoint_player(rules: RulesConfig, max_players: int | None, argument: str | None = None,

@@ -12,6 +12,7 @@ from typing import Callable, Mapping
 from rouba_env.players.base import Policy, RandomPolicy
 from rouba_env.players.expert import ExpertPolicy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
+from rouba_env.players.search import SearchPolicy
 from rouba_env.rules.config import RulesConfig
 
 PolicyFactory = Callable[..., Policy]
@@ -33,23 +34,23 @@ def _make_scripted(cls):
     return factory
 
 
-def _make_expert(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
-    """``expert[:samples=N][,margin_weight=W][,policy=checkpoint:2p]...`` (options: see `ExpertPolicy`).
+def _make_searcher(cls, option_types: Mapping[str, type]) -> PolicyFactory:
+    """Registry factory for a searching player whose spec options (strings) are converted to typed arguments."""
 
-    Values arrive as strings.
-    """
-    known = {"samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
-             "endgame_nodes": int, "max_moves": int, "policy": str}
-    unknown = set(options) - set(known)
-    if unknown:
-        raise ValueError(f"player 'expert' has no option(s) {sorted(unknown)}; known: {sorted(known)}")
-    parsed = {}
-    for key, value in options.items():
-        try:
-            parsed[key] = known[key](value)
-        except (TypeError, ValueError):
-            raise ValueError(f"expert option {key}={value!r} is not a valid {known[key].__name__}") from None
-    return ExpertPolicy(rules, max_players, **parsed)
+    def factory(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
+        unknown = set(options) - set(option_types)
+        if unknown:
+            raise ValueError(f"player {cls.name!r} has no option(s) {sorted(unknown)}; known: {sorted(option_types)}")
+        parsed = {}
+        for key, value in options.items():
+            try:
+                parsed[key] = option_types[key](value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{cls.name} option {key}={value!r} is not a valid "
+                                 f"{option_types[key].__name__}") from None
+        return cls(rules, max_players, **parsed)
+
+    return factory
 
 
 def _make_checkpoint(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
@@ -63,7 +64,11 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
     "random": _make_scripted(RandomPolicy),
     "greedy": _make_scripted(GreedyPolicy),
     "heuristic": _make_scripted(HeuristicPolicy),
-    "expert": _make_expert,
+    "expert": _make_searcher(ExpertPolicy, {
+        "samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
+        "endgame_nodes": int, "max_moves": int, "policy": str}),
+    "search": _make_searcher(SearchPolicy, {
+        "policy": str, "samples": int, "depth": int, "max_moves": int, "z": float, "endgame_nodes": int}),
     "checkpoint": _make_checkpoint,
 }
 """Every built-in player name and its factory."""

@@ -4,6 +4,7 @@ import numpy as np
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.players.checkpoint import expected_shapes
 from rouba_env.players.registry import make_policy
 from rouba_env.rules import engine
 from rouba_env.rules.cards import make_deck, rank_of
@@ -75,3 +76,11 @@ def complete_state(config, hands, table, tops, sizes, deck_size=0):
     pile_tops = [RANKS[top] if top else engine.EMPTY_PILE for top in tops]
     return engine.GameState(config=config, hands=state_hands, table=state_table, piles=piles,
                             pile_tops=pile_tops, deck=rest, current=0, last_capturer=1)
+
+
+def random_tensors(rules, max_players, hidden, seed=0):
+    """Random MLP weights of a checkpoint for ``rules`` padded to ``max_players`` (hidden widths ``hidden``)."""
+    meta = {"obs_size": ObservationEncoder(rules, max_players).size,
+            "num_actions": ActionEncoding(rules, max_players).size, "hidden_sizes": list(hidden)}
+    rng = np.random.default_rng(seed)
+    return {name: rng.normal(0, 0.3, shape).astype(np.float32) for name, shape in expected_shapes(meta).items()}

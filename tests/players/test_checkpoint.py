@@ -21,16 +21,10 @@ from rouba_env.players.checkpoint import (
 from rouba_env.players.network import load_policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.engine import apply_move, is_terminal, new_game
+from tests.players.helpers import random_tensors
 
 CRAFTED_PEAK_BYTES = 5_000_000
 """A crafted checkpoint must be refused before anything big is allocated."""
-
-
-def random_tensors(rules, max_players, hidden, seed=0):
-    meta = {"obs_size": ObservationEncoder(rules, max_players).size,
-            "num_actions": ActionEncoding(rules, max_players).size, "hidden_sizes": list(hidden)}
-    rng = np.random.default_rng(seed)
-    return {name: rng.normal(0, 0.3, shape).astype(np.float32) for name, shape in expected_shapes(meta).items()}
 
 
 @pytest.fixture

@@ -1,0 +1,153 @@
+"""``search``: determinized look-ahead with a trained network's policy and value, batched on `VectorGame`.
+
+Where ``expert`` judges a move by rolling the game out to the end with
+``heuristic`` for every seat, ``search`` asks the network: after each
+candidate move, every seat plays the network's most likely move until the
+searching seat is to act again ``depth`` times (or the game ends), and the
+position there is scored by the network's value head (the final reward at an
+ended game). A value head estimates the rest of the game as the network
+would play it, so the search judges positions by a player at least as strong
+as the one it improves on, at a fraction of a full rollout's cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rouba_env.batched.game import VectorGame
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.players.determinization import HiddenCardSampler
+from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, solve_endgame
+from rouba_env.players.network import NetworkPolicy, load_policy
+from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.scoring import final_rewards
+
+SEARCH_DEFAULT_POLICY = "2p"
+"""The network searched with when the spec names none: the shipped two-player policy."""
+SEARCH_DEFAULT_SAMPLES = 24
+"""Determinizations per decision."""
+SEARCH_DEFAULT_DEPTH = 1
+"""Times the searching seat is to act again before a leaf is scored by the value head."""
+SEARCH_DEFAULT_MAX_MOVES = 6
+"""Candidate moves per decision: the network's most likely legal ones."""
+SEARCH_DEFAULT_Z = 0.0
+"""A candidate replaces the network's favourite only if its mean paired advantage exceeds this many standard errors."""
+SEARCH_MAX_SAMPLES = 1024
+SEARCH_MAX_DEPTH = 64
+SEARCH_MAX_MOVES = 1024
+"""Upper bounds of the search budgets a spec may ask for."""
+SEARCH_PRIOR_WEIGHT = 1e-6
+"""The network's logit only breaks ties between equal search values."""
+
+
+class SearchPolicy(BasePolicy):
+    """Determinized network look-ahead: candidates from the policy head, leaves scored by the value head.
+
+    Decision procedure (a single legal move is played without search):
+
+    1. Two players, empty deck: the exact endgame search of ``expert``
+       (`solve_endgame`), which knows every card that matters.
+    2. Otherwise the network's ``max_moves`` most likely legal moves are the
+       candidates. ``samples`` determinizations of the hidden cards
+       (`HiddenCardSampler`) are drawn; each candidate is played on each of
+       them, all ``samples x candidates`` games at once on `VectorGame`
+       (common random numbers). Every seat then plays the network's most
+       likely move until the searching seat is to act for the ``depth``-th
+       time, where the network's value of its observation scores the leaf;
+       a game that ends first scores its final reward (the network's training
+       reward, so leaves and ends share one scale).
+    3. The candidate with the best mean value is played if its mean paired
+       advantage over the network's favourite exceeds ``z`` standard errors;
+       otherwise the favourite is.
+
+    Spec options: ``policy`` (a checkpoint: shipped name or path; default
+    ``2p``), ``samples``, ``depth``, ``max_moves`` (ints >= 1), ``z``
+    (float >= 0), ``endgame_nodes`` (int >= 0, 0 disables the exact search).
+    """
+
+    name = "search"
+
+    def __init__(self, rules: RulesConfig, max_players: int | None = None, policy: str = SEARCH_DEFAULT_POLICY,
+                 samples: int = SEARCH_DEFAULT_SAMPLES, depth: int = SEARCH_DEFAULT_DEPTH,
+                 max_moves: int = SEARCH_DEFAULT_MAX_MOVES, z: float = SEARCH_DEFAULT_Z,
+                 endgame_nodes: int = EXPERT_ENDGAME_NODES):
+        super().__init__(rules, max_players)
+        counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 1, SEARCH_MAX_DEPTH),
+                  ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
+        for option, value, minimum, maximum in counts:
+            if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                    or not minimum <= value <= maximum):
+                raise ValueError(f"search {option} must be an int in {minimum}..{maximum}, got {value!r}")
+        if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
+            raise ValueError(f"search z must be a finite number >= 0, got {z!r}")
+        if not isinstance(policy, str) or not policy.strip():
+            raise ValueError(f"search policy must name a checkpoint (e.g. 2p), got {policy!r}")
+        self.samples, self.depth, self.max_moves = int(samples), int(depth), int(max_moves)
+        self.z, self.endgame_nodes = float(z), int(endgame_nodes)
+        checkpoint = policy.removeprefix("checkpoint:")
+        self.network: NetworkPolicy = load_policy(checkpoint, rules, max_players)
+        """Proposes the candidates (at the table's padding)."""
+        self.inner: NetworkPolicy = load_policy(checkpoint, rules)
+        """The same network on the batched engine's unpadded observations: plays the look-ahead, scores leaves."""
+        self.reward = self.network.reward
+        self.policy = policy
+        self.inner_actions = ActionEncoding(rules)
+
+    def move_values(self, obs: np.ndarray, candidates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """float[S, M]: each candidate's (column) leaf value for the searching seat on each determinization (row)."""
+        rules = self.rules
+        sampler = HiddenCardSampler(rules, obs, self.encoder)
+        seat = sampler.seat
+        states = [sampler.sample(rng) for _ in range(self.samples)]
+        count = len(candidates)
+        game = VectorGame.from_states(rules, [state for state in states for _ in range(count)], reward=self.reward)
+        moves = [self.actions.decode(int(action)) for action in candidates]
+        first = np.array([self.inner_actions.encode(move) for move in moves], dtype=np.int64)
+        game.step(np.tile(first, len(states)))
+        values = np.zeros(game.batch_size)
+        ended = game.done.copy()
+        values[ended] = game.rewards[ended, seat]
+        turns_left = np.full(game.batch_size, self.depth)
+        live = ~ended
+        actions = np.zeros(game.batch_size, dtype=np.int64)
+        while live.any():
+            at_seat = live & (game.current == seat)
+            turns_left[at_seat] -= 1
+            leaf = at_seat & (turns_left == 0)
+            if leaf.any():
+                _, leaf_values = self.inner.forward(game.obs[leaf])
+                values[leaf] = leaf_values
+                live &= ~leaf
+            if not live.any():
+                break
+            actions[:] = 0
+            actions[live] = self.inner.act_batch(game.obs[live], game.mask[live], rng)
+            game.step(actions)
+            finished = live & game.done
+            values[finished] = game.rewards[finished, seat]
+            live &= ~finished
+        return values.reshape(len(states), count)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(check_mask(mask)[0])
+        if legal.size == 1:
+            return int(legal[0])
+        prior = self.network.action_values(np.asarray(obs)[None, :])[0, legal]
+        exact = solve_endgame(self.rules, self.encoder, self.actions, obs, legal, rng,
+                              EXPERT_MARGIN_WEIGHT, self.endgame_nodes)
+        if exact is not None:
+            return int(legal[np.argmax(exact + SEARCH_PRIOR_WEIGHT * prior)])
+        order = np.argsort(-prior, kind="stable")[: self.max_moves]
+        candidates, prior = legal[order], prior[order]
+        if candidates.size == 1:
+            return int(candidates[0])
+        values = self.move_values(obs, candidates, rng)
+        difference = values - values[:, :1]
+        mean = difference.mean(axis=0)
+        stderr = difference.std(axis=0, ddof=1) / np.sqrt(values.shape[0]) if values.shape[0] > 1 else 0.0
+        beats_favourite = mean > self.z * stderr
+        if not beats_favourite.any():
+            return int(candidates[0])
+        score = np.where(beats_favourite, mean, -np.inf) + SEARCH_PRIOR_WEIGHT * prior
+        return int(candidates[np.argmax(score)])

@@ -1,0 +1,111 @@
+"""The ``search`` player: network look-ahead on determinizations, batched on the batched engine."""
+
+import numpy as np
+import pytest
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.players.checkpoint import write_checkpoint
+from rouba_env.players.network import load_policy
+from rouba_env.players.registry import make_policy
+from rouba_env.players.search import SearchPolicy
+from rouba_env.rules import engine
+from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
+from rouba_env.rules.engine import TARGET_TABLE
+from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position, random_tensors
+from tests.rules.scenario import RANKS
+
+
+def test_search_finds_the_winning_order_in_a_two_player_endgame():
+    """Stealing the 38-card pile with Q now loses it to the opponent's last Q; capturing the 4 first wins."""
+    config = RulesConfig()
+    state = complete_state(config, hands=["Q 4", "Q"], table="4", tops=["5", "Q"], sizes=[10, 38])
+    obs, mask = observe(state)
+    search = SearchPolicy(config, samples=4)
+    assert search.act(obs, mask, np.random.default_rng(0)) == action_of(config, RANKS["4"], TARGET_TABLE)
+
+
+def test_search_steals_the_winning_pile_when_the_game_ends_within_its_horizon():
+    """Three players (no exact search): the last 7 takes one table card or the 30-card pile, whatever the network says."""
+    config = RulesConfig(num_players=3)
+    state = complete_state(config, hands=["7", "2", "3"], table="7 A", tops=["5", "7", "K"], sizes=[5, 30, 12])
+    obs, mask = observe(state)
+    search = SearchPolicy(config, policy="mixed", samples=2, max_moves=2)
+    legal = np.array([action_of(config, RANKS["7"], TARGET_TABLE), action_of(config, RANKS["7"], NEXT)])
+    values = search.move_values(obs, legal, np.random.default_rng(0))
+    # Every line ends within the horizon, so both columns are final margin rewards, the same on each sample.
+    np.testing.assert_allclose(values, [[(7 - 21) / 52, (36 - 6) / 52]] * 2, rtol=1e-6)
+    assert search.act(obs, mask, np.random.default_rng(0)) == action_of(config, RANKS["7"], NEXT)
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_batched_leaf_values_equal_one_candidate_at_a_time(depth):
+    config = RulesConfig()
+    search = SearchPolicy(config, samples=5, depth=depth)
+    rng = np.random.default_rng(4)
+    checked = 0
+    for turns in range(0, 30, 3):
+        state = random_position(config, rng, turns)
+        obs, mask = observe(state)
+        legal = np.flatnonzero(mask)
+        together = search.move_values(obs, legal, np.random.default_rng(9))
+        alone = np.column_stack([search.move_values(obs, legal[[k]], np.random.default_rng(9))[:, 0]
+                                 for k in range(legal.size)])
+        np.testing.assert_allclose(together, alone, rtol=1e-6, atol=1e-6)
+        checked += legal.size > 1
+    assert checked >= 3
+
+
+def test_leaf_values_come_from_the_value_head_at_the_searching_seats_next_turn():
+    """One determinization, depth 1: the leaf is the searcher's own observation after the reply; its value scores it."""
+    config = RulesConfig()
+    search = SearchPolicy(config, samples=1, depth=1)
+    state = random_position(config, np.random.default_rng(3), 2)
+    obs, mask = observe(state)
+    move = int(np.flatnonzero(mask)[0])
+    value = search.move_values(obs, np.array([move]), np.random.default_rng(5))[0, 0]
+    # Redo the same line by hand on the reference engine with the same determinization.
+    from rouba_env.players.determinization import HiddenCardSampler
+
+    sample = HiddenCardSampler(config, obs).sample(np.random.default_rng(5))
+    actions = ActionEncoding(config)
+    sample = engine.apply_move(sample, actions.decode(move))
+    network = load_policy("2p", config)
+    while sample.current != state.current:
+        reply_obs, reply_mask = observe(sample)
+        sample = engine.apply_move(sample, actions.decode(network.act(reply_obs, reply_mask, None)))
+    leaf_obs, _ = observe(sample)
+    assert value == pytest.approx(float(network.forward(leaf_obs[None])[1][0]), abs=1e-5)
+
+
+def test_search_spec_options_are_checked():
+    config = RulesConfig()
+    search = make_policy("search:samples=3,depth=2,max_moves=4,z=0.5,policy=checkpoint:2p", config)
+    assert (search.samples, search.depth, search.max_moves, search.z) == (3, 2, 4, 0.5)
+    assert make_policy("search", config).policy == "2p"
+    for spec, message in (("search:samples=0", "samples"), ("search:depth=0", "depth"),
+                          ("search:samples=many", "not a valid int"), ("search:z=-1", "z must"),
+                          ("search:rollout=heuristic", "no option"), ("search:policy=", "policy")):
+        with pytest.raises(ValueError, match=message):
+            make_policy(spec, config)
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        make_policy("search:policy=no-such-net", config)
+    with pytest.raises(ValueError, match="trained with other rules"):
+        make_policy("search", preset("jokers"))
+
+
+@pytest.mark.parametrize("name", sorted(PRESET_FIELDS))
+def test_search_never_plays_an_illegal_move(name, tmp_path):
+    """Random positions of every preset at 2 and 3 seats, with a network made for that preset."""
+    for num_players in (2, 3):
+        config = preset(name, num_players=num_players)
+        write_checkpoint(tmp_path / f"{num_players}", random_tensors(config, num_players, (16,), seed=num_players),
+                         config, num_players, (16,))
+        search = make_policy(f"search:policy={tmp_path / str(num_players)},samples=2,depth=2", config)
+        rng = np.random.default_rng(num_players)
+        for turns in (0, 5, 11, 19, 30):
+            state = random_position(config, rng, turns)
+            if engine.is_terminal(state):
+                continue
+            obs, mask = observe(state)
+            action = search.act(obs, mask, rng)
+            assert mask[action] == 1, (name, num_players, turns, action)
