@@ -68,7 +68,8 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
         "samples": int, "margin_weight": float, "rollout": str, "max_scale": int, "z": float,
         "endgame_nodes": int, "max_moves": int, "policy": str}),
     "search": _make_searcher(SearchPolicy, {
-        "policy": str, "samples": int, "depth": int, "max_moves": int, "z": float, "endgame_nodes": int}),
+        "policy": str, "samples": int, "depth": int, "max_moves": int, "z": float, "endgame_nodes": int,
+        "opponent": str}),
     "checkpoint": _make_checkpoint,
 }
 """Every built-in player name and its factory."""

@@ -1,13 +1,11 @@
 """``search``: determinized look-ahead with a trained network's policy and value, batched on `VectorGame`.
 
-Where ``expert`` judges a move by rolling the game out to the end with
-``heuristic`` for every seat, ``search`` asks the network: after each
-candidate move, every seat plays the network's most likely move until the
-searching seat is to act again ``depth`` times (or the game ends), and the
-position there is scored by the network's value head (the final reward at an
-ended game). A value head estimates the rest of the game as the network
-would play it, so the search judges positions by a player at least as strong
-as the one it improves on, at a fraction of a full rollout's cost.
+Where ``expert`` judges a move by rolling the game out with ``heuristic`` for
+every seat, ``search`` lets the network play the lines out: after each
+candidate move every seat plays the network's most likely move to the end of
+the game, or, with ``depth`` > 0, until the searching seat is to act again
+``depth`` times, where the network's value head scores the position. Lines
+are judged by the player the search improves on, not by a weaker one.
 """
 
 from __future__ import annotations
@@ -20,23 +18,31 @@ from rouba_env.players.base import BasePolicy, check_mask
 from rouba_env.players.determinization import HiddenCardSampler
 from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, solve_endgame
 from rouba_env.players.network import NetworkPolicy, load_policy
+from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.scoring import final_rewards
 
 SEARCH_DEFAULT_POLICY = "2p"
 """The network searched with when the spec names none: the shipped two-player policy."""
-SEARCH_DEFAULT_SAMPLES = 24
+SEARCH_DEFAULT_SAMPLES = 32
 """Determinizations per decision."""
-SEARCH_DEFAULT_DEPTH = 1
-"""Times the searching seat is to act again before a leaf is scored by the value head."""
+SEARCH_TO_THE_END = 0
+"""``depth=0``: no value head, every line is played to the end of the game by the network."""
+SEARCH_DEFAULT_DEPTH = SEARCH_TO_THE_END
+"""Times the searching seat is to act again before a leaf is scored by the value head (0: to the end).
+
+Played-out lines judged better than value-head leaves in every setting measured (scripts/results/SEARCH.md)."""
 SEARCH_DEFAULT_MAX_MOVES = 6
 """Candidate moves per decision: the network's most likely legal ones."""
-SEARCH_DEFAULT_Z = 0.0
+SEARCH_DEFAULT_Z = 1.0
 """A candidate replaces the network's favourite only if its mean paired advantage exceeds this many standard errors."""
 SEARCH_MAX_SAMPLES = 1024
 SEARCH_MAX_DEPTH = 64
 SEARCH_MAX_MOVES = 1024
 """Upper bounds of the search budgets a spec may ask for."""
+SEARCH_NETWORK_OPPONENT = "policy"
+SEARCH_OPPONENT_MODELS = {SEARCH_NETWORK_OPPONENT: None, "heuristic": HeuristicPolicy, "greedy": GreedyPolicy}
+"""Who plays the other seats in the look-ahead: the searched network (default) or a scripted player."""
 SEARCH_PRIOR_WEIGHT = 1e-6
 """The network's logit only breaks ties between equal search values."""
 
@@ -52,18 +58,21 @@ class SearchPolicy(BasePolicy):
        candidates. ``samples`` determinizations of the hidden cards
        (`HiddenCardSampler`) are drawn; each candidate is played on each of
        them, all ``samples x candidates`` games at once on `VectorGame`
-       (common random numbers). Every seat then plays the network's most
-       likely move until the searching seat is to act for the ``depth``-th
-       time, where the network's value of its observation scores the leaf;
-       a game that ends first scores its final reward (the network's training
-       reward, so leaves and ends share one scale).
+       (common random numbers). The searching seat then plays the network's
+       most likely move (the other seats too, or the scripted ``opponent``)
+       until the game ends, scored by its final reward (the network's training
+       reward); with ``depth`` > 0, a line stops earlier, when the searching
+       seat is to act for the ``depth``-th time, and the network's value of its
+       observation scores it (the same scale).
     3. The candidate with the best mean value is played if its mean paired
        advantage over the network's favourite exceeds ``z`` standard errors;
        otherwise the favourite is.
 
     Spec options: ``policy`` (a checkpoint: shipped name or path; default
-    ``2p``), ``samples``, ``depth``, ``max_moves`` (ints >= 1), ``z``
-    (float >= 0), ``endgame_nodes`` (int >= 0, 0 disables the exact search).
+    ``2p``), ``samples``, ``max_moves`` (ints >= 1), ``depth`` (int >= 0; 0:
+    to the end), ``z`` (float >= 0), ``opponent`` (policy | heuristic |
+    greedy: who plays the other seats in the look-ahead), ``endgame_nodes``
+    (int >= 0, 0 disables the exact search).
     """
 
     name = "search"
@@ -71,9 +80,9 @@ class SearchPolicy(BasePolicy):
     def __init__(self, rules: RulesConfig, max_players: int | None = None, policy: str = SEARCH_DEFAULT_POLICY,
                  samples: int = SEARCH_DEFAULT_SAMPLES, depth: int = SEARCH_DEFAULT_DEPTH,
                  max_moves: int = SEARCH_DEFAULT_MAX_MOVES, z: float = SEARCH_DEFAULT_Z,
-                 endgame_nodes: int = EXPERT_ENDGAME_NODES):
+                 endgame_nodes: int = EXPERT_ENDGAME_NODES, opponent: str = "policy"):
         super().__init__(rules, max_players)
-        counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 1, SEARCH_MAX_DEPTH),
+        counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 0, SEARCH_MAX_DEPTH),
                   ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
         for option, value, minimum, maximum in counts:
             if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
@@ -91,6 +100,12 @@ class SearchPolicy(BasePolicy):
         self.inner: NetworkPolicy = load_policy(checkpoint, rules)
         """The same network on the batched engine's unpadded observations: plays the look-ahead, scores leaves."""
         self.reward = self.network.reward
+        if opponent not in SEARCH_OPPONENT_MODELS:
+            raise ValueError(f"search opponent must be one of {sorted(SEARCH_OPPONENT_MODELS)}, got {opponent!r}")
+        self.opponent = opponent
+        self.opponent_model = self.inner if opponent == SEARCH_NETWORK_OPPONENT else \
+            SEARCH_OPPONENT_MODELS[opponent](rules)
+        """Plays the other seats in the look-ahead: the network itself, or a scripted player."""
         self.policy = policy
         self.inner_actions = ActionEncoding(rules)
 
@@ -114,7 +129,7 @@ class SearchPolicy(BasePolicy):
         while live.any():
             at_seat = live & (game.current == seat)
             turns_left[at_seat] -= 1
-            leaf = at_seat & (turns_left == 0)
+            leaf = at_seat & (turns_left == 0) & (self.depth != SEARCH_TO_THE_END)
             if leaf.any():
                 _, leaf_values = self.inner.forward(game.obs[leaf])
                 values[leaf] = leaf_values
@@ -122,7 +137,12 @@ class SearchPolicy(BasePolicy):
             if not live.any():
                 break
             actions[:] = 0
-            actions[live] = self.inner.act_batch(game.obs[live], game.mask[live], rng)
+            own = live & (game.current == seat)
+            others = live & ~own
+            if own.any():
+                actions[own] = self.inner.act_batch(game.obs[own], game.mask[own], rng)
+            if others.any():
+                actions[others] = self.opponent_model.act_batch(game.obs[others], game.mask[others], rng)
             game.step(actions)
             finished = live & game.done
             values[finished] = game.rewards[finished, seat]

@@ -7,8 +7,10 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.players.checkpoint import write_checkpoint
 from rouba_env.players.network import load_policy
 from rouba_env.players.registry import make_policy
+from rouba_env.players.scripted import HeuristicPolicy
 from rouba_env.players.search import SearchPolicy
-from rouba_env.rules import engine
+from rouba_env.players.determinization import HiddenCardSampler
+from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.rules.engine import TARGET_TABLE
 from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position, random_tensors
@@ -29,7 +31,7 @@ def test_search_steals_the_winning_pile_when_the_game_ends_within_its_horizon():
     config = RulesConfig(num_players=3)
     state = complete_state(config, hands=["7", "2", "3"], table="7 A", tops=["5", "7", "K"], sizes=[5, 30, 12])
     obs, mask = observe(state)
-    search = SearchPolicy(config, policy="mixed", samples=2, max_moves=2)
+    search = SearchPolicy(config, policy="mixed", samples=2, max_moves=2, depth=1, z=0)
     legal = np.array([action_of(config, RANKS["7"], TARGET_TABLE), action_of(config, RANKS["7"], NEXT)])
     values = search.move_values(obs, legal, np.random.default_rng(0))
     # Every line ends within the horizon, so both columns are final margin rewards, the same on each sample.
@@ -37,7 +39,7 @@ def test_search_steals_the_winning_pile_when_the_game_ends_within_its_horizon():
     assert search.act(obs, mask, np.random.default_rng(0)) == action_of(config, RANKS["7"], NEXT)
 
 
-@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("depth", [0, 1, 3])
 def test_batched_leaf_values_equal_one_candidate_at_a_time(depth):
     config = RulesConfig()
     search = SearchPolicy(config, samples=5, depth=depth)
@@ -55,26 +57,27 @@ def test_batched_leaf_values_equal_one_candidate_at_a_time(depth):
     assert checked >= 3
 
 
-def test_leaf_values_come_from_the_value_head_at_the_searching_seats_next_turn():
-    """One determinization, depth 1: the leaf is the searcher's own observation after the reply; its value scores it."""
+@pytest.mark.parametrize("depth", [1, 0])
+def test_a_line_is_the_network_playing_on_to_its_leaf(depth):
+    """One determinization replayed by hand on the reference engine: depth 1 stops at the searcher's next turn
+    (scored by the value head), depth 0 plays to the end (scored by the final margin reward)."""
     config = RulesConfig()
-    search = SearchPolicy(config, samples=1, depth=1)
+    search = SearchPolicy(config, samples=1, depth=depth)
     state = random_position(config, np.random.default_rng(3), 2)
     obs, mask = observe(state)
     move = int(np.flatnonzero(mask)[0])
     value = search.move_values(obs, np.array([move]), np.random.default_rng(5))[0, 0]
-    # Redo the same line by hand on the reference engine with the same determinization.
-    from rouba_env.players.determinization import HiddenCardSampler
-
     sample = HiddenCardSampler(config, obs).sample(np.random.default_rng(5))
     actions = ActionEncoding(config)
     sample = engine.apply_move(sample, actions.decode(move))
     network = load_policy("2p", config)
-    while sample.current != state.current:
-        reply_obs, reply_mask = observe(sample)
-        sample = engine.apply_move(sample, actions.decode(network.act(reply_obs, reply_mask, None)))
-    leaf_obs, _ = observe(sample)
-    assert value == pytest.approx(float(network.forward(leaf_obs[None])[1][0]), abs=1e-5)
+    while not engine.is_terminal(sample) and not (depth == 1 and sample.current == state.current):
+        sample = engine.apply_move(sample, actions.decode(network.act(*observe(sample), None)))
+    if depth == 1:
+        expected = float(network.forward(observe(sample)[0][None])[1][0])
+    else:
+        expected = scoring.margin_rewards(scoring.scores(sample), config.total_cards)[state.current]
+    assert value == pytest.approx(expected, abs=1e-5)
 
 
 def test_search_spec_options_are_checked():
@@ -82,7 +85,9 @@ def test_search_spec_options_are_checked():
     search = make_policy("search:samples=3,depth=2,max_moves=4,z=0.5,policy=checkpoint:2p", config)
     assert (search.samples, search.depth, search.max_moves, search.z) == (3, 2, 4, 0.5)
     assert make_policy("search", config).policy == "2p"
-    for spec, message in (("search:samples=0", "samples"), ("search:depth=0", "depth"),
+    assert isinstance(make_policy("search:opponent=heuristic", config).opponent_model, HeuristicPolicy)
+    for spec, message in (("search:samples=0", "samples"), ("search:depth=-1", "depth"),
+                          ("search:opponent=random", "opponent"),
                           ("search:samples=many", "not a valid int"), ("search:z=-1", "z must"),
                           ("search:rollout=heuristic", "no option"), ("search:policy=", "policy")):
         with pytest.raises(ValueError, match=message):
