@@ -43,7 +43,7 @@ from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table, as_seed
 from rouba_env.players.base import BasePolicy, check_mask
 from rouba_env.players.registry import make_policy
 from rouba_env.rules import engine
@@ -97,11 +97,11 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
         if unknown:
             raise ValueError(f"unknown env_config key(s) {unknown}; known: {list(self.KNOWN_KEYS)}")
         self.rules = make_rules(config.get("rules", "standard"), num_players=config.get("num_players", 2))
-        # The game, its illegal-action rule and its rewards: the environments' one `GameSession`.
-        self.session = GameSession(self.rules, config.get("max_players"), config.get("reward", "outcome"),
+        # The game, its illegal-action rule and its rewards: the environments' one `Table`.
+        self.table = Table(self.rules, config.get("max_players"), config.get("reward", "outcome"),
                                    config.get("illegal_action", "terminate"),
                                    config.get("illegal_reward", DEFAULT_ILLEGAL_REWARD))
-        self.encoder, self.encoding = self.session.encoder, self.session.actions
+        self.encoder, self.encoding = self.table.encoder, self.table.actions
         self.max_players = self.encoder.max_players
         self.possible_agents = [agent_id(seat) for seat in range(self.rules.num_players)]
         self.agents = list(self.possible_agents)
@@ -112,38 +112,38 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
 
     @property
     def state(self) -> engine.GameState | None:
-        return self.session.state
+        return self.table.state
 
     def _observe(self, seat: int) -> dict:
-        return {OBSERVATIONS: self.session.observation(seat),
-                ACTION_MASK: self.session.mask(seat).astype(np.float32)}
+        return {OBSERVATIONS: self.table.observation(seat),
+                ACTION_MASK: self.table.mask(seat).astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         seed = as_seed(seed)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        self.session.start(self.rng)
-        return {agent_id(self.session.current): self._observe(self.session.current)}, {}
+        self.table.start(self.rng)
+        return {agent_id(self.table.current): self._observe(self.table.current)}, {}
 
     def step(self, action_dict: dict):
-        session = self.session
-        if not session.started or session.over:
+        table = self.table
+        if not table.started or table.over:
             raise RuntimeError("step() called before reset() or after the game ended; call reset()")
-        mover = agent_id(session.current)
+        mover = agent_id(table.current)
         if set(action_dict) != {mover}:
             raise ValueError(f"expected an action for {mover} only, got actions for {sorted(action_dict)}")
         action = action_dict[mover]
         if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
             action = int(action)
-        session.play(action, who=mover)
-        if session.over:  # the game ended, by its last move or by an illegal action
+        table.play(action, who=mover)
+        if table.over:  # the game ended, by its last move or by an illegal action
             everyone = range(self.rules.num_players)
-            rewards = session.final_rewards()
+            rewards = table.final_rewards()
             return ({agent_id(seat): self._observe(seat) for seat in everyone},
                     {agent_id(seat): float(rewards[seat]) for seat in everyone},
                     {"__all__": True, **{agent_id(seat): True for seat in everyone}}, {"__all__": False}, {})
-        nxt = agent_id(session.current)
-        return {nxt: self._observe(session.current)}, {}, {"__all__": False}, {"__all__": False}, {}
+        nxt = agent_id(table.current)
+        return {nxt: self._observe(table.current)}, {}, {"__all__": False}, {"__all__": False}, {}
 
 
 def observation_space(obs_size: int, num_actions: int) -> gym.spaces.Dict:

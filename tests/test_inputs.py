@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from rouba_env.table import IllegalPlayerAction
+
 import rouba_env
 from rouba_env import RulesConfig, SingleAgentEnv, preset
 from rouba_env.players.base import BasePolicy
@@ -25,9 +27,11 @@ class ReturnsAlways(BasePolicy):
 def test_a_player_returning_a_bad_action_is_named(bad):
     rules = preset("standard")
     env = SingleAgentEnv(opponents=ReturnsAlways(rules, bad), seat=1)
-    with pytest.raises(ValueError, match=rf"opponent <ReturnsAlways returns-.*> in seat 0 chose action"):
+    # One rule for every front end: the table names the player, its seat and the legal actions.
+    message = r"player <ReturnsAlways returns-.*> in seat \d returned action .*, which is not legal; legal actions"
+    with pytest.raises(IllegalPlayerAction, match=message):
         env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"player <ReturnsAlways returns-.*> in seat \d returned action"):
+    with pytest.raises(IllegalPlayerAction, match=message):
         rouba_env.evaluate([ReturnsAlways(rules, bad), "random"], games=2)
 
 

@@ -21,11 +21,10 @@ import numpy as np
 
 from rouba_env.rules import engine
 from rouba_env.rules import scoring
-from rouba_env.encoding.actions import ActionEncoding, describe_move
+from rouba_env.encoding.actions import describe_move
 from rouba_env.rules.config import PRESET_FIELDS, make_rules
-from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.cli.common import HelpWithDefaults, fail, run_main
-from rouba_env.players.base import is_legal_index
+from rouba_env.table import IllegalPlayerAction, Table
 from rouba_env.players.checkpoint import shipped_names
 from rouba_env.players.registry import known_players, make_policy
 from rouba_env.envs.render import render_text
@@ -87,27 +86,26 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as error:
         return fail(str(error))
     rng = np.random.default_rng(args.seed)
-    encoder, actions = ObservationEncoder(rules), ActionEncoding(rules)
-    state = engine.new_game(rules, rng)
     names = {seat: f"player {seat} ({players[seat].name})" for seat in others} | {args.seat: "you"}
+    table = Table(rules, illegal_action="raise", seats=[players.get(seat) for seat in range(rules.num_players)])
+    table.before_move = lambda seat, action: print(
+        f"{names[seat]}: {describe_move(table.state, table.actions.decode(action), seat)}")
+    table.start(rng)
     print(f"rouba-monte, {rules.num_players} players; you are player {args.seat}.")
-    while not engine.is_terminal(state):
-        seat = state.current
-        if seat == args.seat:
-            print("\n" + render_text(state, viewer=args.seat))
-            move = choose_move(state)
-            if move is None:
-                print("bye!")
-                return 0
-        else:
-            mask = actions.mask(state, seat)
-            action = players[seat].act(encoder.encode(state, seat), mask, rng)
-            if not is_legal_index(action, mask):
-                return fail(f"{names[seat]} returned action {action!r}, which is not legal; "
-                            f"legal actions: {np.flatnonzero(mask).tolist()}")
-            move = actions.decode(int(action))
-        print(f"{names[seat]}: {describe_move(state, move)}")
-        state = engine.apply_move(state, move)
+    while True:
+        try:
+            table.play_seated(rng)
+        except IllegalPlayerAction as error:
+            return fail(str(error))
+        if table.over:
+            break
+        print("\n" + render_text(table.state, viewer=args.seat))
+        move = choose_move(table.state)
+        if move is None:
+            print("bye!")
+            return 0
+        table.play(table.actions.encode(move), who="you")
+    state = table.state
     print("\n" + render_text(state, viewer=args.seat))
     points = scoring.scores(state)
     top = scoring.winners(state)

@@ -59,6 +59,12 @@ class ActionEncoding:
         self.max_players = resolve_max_players(config, max_players)
         self.num_targets = TARGET_PILE_OFFSET + self.max_players
         self.size = NUM_KINDS * self.num_targets
+        self._moves = [Move(*divmod(action, self.num_targets)) for action in range(self.size)]
+        """The move of every action index (padded seats' targets included): decoding by lookup."""
+
+    def index(self, kind: int, target: int) -> int:
+        """The action index of (kind, target): the one place the formula is written for the reference path."""
+        return kind * self.num_targets + target
 
     def encode(self, move: Move) -> int:
         kind, target = int(move[0]), int(move[1])
@@ -66,7 +72,18 @@ class ActionEncoding:
             raise ValueError(f"move kind {kind} out of range 0..{NUM_KINDS - 1}")
         if not 0 <= target < TARGET_PILE_OFFSET + self.config.num_players:
             raise ValueError(f"move target {target} out of range 0..{TARGET_PILE_OFFSET + self.config.num_players - 1}")
-        return kind * self.num_targets + target
+        return self.index(kind, target)
+
+    def move_of(self, action: int) -> Move:
+        """The move of an action index already known to be legal (no checks: use `decode` for untrusted input)."""
+        return self._moves[action]
+
+    def mask_of(self, moves: list[Move]) -> np.ndarray:
+        """int8 mask with the actions of ``moves`` set (a legal-move list of the seat to act)."""
+        mask = bytearray(self.size)  # cheaper than numpy stores for a handful of entries
+        for kind, target in moves:
+            mask[self.index(kind, target)] = 1
+        return np.frombuffer(mask, dtype=np.int8)
 
     def decode(self, action: int) -> Move:
         """The move of an action index; ValueError for an index outside the space or a padded seat."""
@@ -75,7 +92,7 @@ class ActionEncoding:
         action = int(action)
         if not 0 <= action < self.size:
             raise ValueError(f"action {action} out of range 0..{self.size - 1}")
-        kind, target = divmod(action, self.num_targets)
+        kind, target = self._moves[action]
         if target >= TARGET_PILE_OFFSET + self.config.num_players:
             raise ValueError(
                 f"action {action} targets the pile of seat +{target - TARGET_PILE_OFFSET}, "
@@ -84,14 +101,13 @@ class ActionEncoding:
         return Move(kind, target)
 
     def legal_actions(self, state: GameState) -> list[int]:
-        return [self.encode(move) for move in legal_moves(state)]
+        return [self.index(kind, target) for kind, target in legal_moves(state)]
 
     def mask(self, state: GameState, seat: int | None = None) -> np.ndarray:
         """int8 mask of legal actions for ``seat`` (all zero when it is not that seat's turn)."""
-        mask = np.zeros(self.size, dtype=np.int8)
         if seat is None or seat == state.current:
-            mask[self.legal_actions(state)] = 1
-        return mask
+            return self.mask_of(legal_moves(state))
+        return np.zeros(self.size, dtype=np.int8)
 
     def describe(self, state: GameState, action: int | Move) -> str:
         """Human-readable text of a move by the seat to act, e.g. ``7 steals player 2's pile of 12 cards``."""

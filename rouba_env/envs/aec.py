@@ -1,10 +1,10 @@
-"""PettingZoo AEC environment: a thin shell over `GameSession` and the reference engine.
+"""PettingZoo AEC environment: a thin shell over `Table` and the reference engine.
 
 Agents are ``player_0 .. player_{n-1}`` (seat order). Each observation is a
 ``Dict(observation=Box(float32), action_mask=Box(int8))``; see
 `rouba_env.encoding.observation` for the vector and `rouba_env.encoding.actions`
 for the action encoding. Rewards come only at the end of a game. Illegal
-actions follow `rouba_env.envs.session` (by default the game ends and the
+actions follow `rouba_env.table` (by default the game ends and the
 offender gets ``illegal_reward``).
 """
 
@@ -17,7 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from rouba_env.envs.render import render_text
-from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed, check_choice
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table, as_seed, check_choice
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import NO_SEAT
 
@@ -58,13 +58,13 @@ class raw_env(AECEnv):
         super().__init__()
         self.rules = make_rules(rules, **rule_fields)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
-        self.session = GameSession(self.rules, max_players, reward, illegal_action, illegal_reward)
+        self.table = Table(self.rules, max_players, reward, illegal_action, illegal_reward)
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.illegal_reward = self.session.illegal_reward
+        self.illegal_reward = self.table.illegal_reward
         self.render_mode = render_mode
-        self.actions = self.session.actions
-        self.encoder = self.session.encoder
+        self.actions = self.table.actions
+        self.encoder = self.table.encoder
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
@@ -84,7 +84,7 @@ class raw_env(AECEnv):
     @property
     def game(self):
         """The reference `GameState` of the current game (None before `reset`)."""
-        return self.session.state
+        return self.table.state
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -96,14 +96,14 @@ class raw_env(AECEnv):
         seed = as_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.session.start(self._rng)
+        self.table.start(self._rng)
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.session.current]
+        self.agent_selection = self.possible_agents[self.table.current]
 
     def _seat(self, agent) -> int:
         if agent not in self.agent_name_mapping:
@@ -114,27 +114,27 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping.get(agent)
         if seat is None:
             self._seat(agent)  # raises, naming the agents
-        session = self.session
-        if session.state is None:
-            session.require_started("observe()")
-        return {"observation": session.observation(seat), "action_mask": session.mask(seat)}
+        table = self.table
+        if table.state is None:
+            table.require_started("observe()")
+        return {"observation": table.observation(seat), "action_mask": table.mask(seat)}
 
     def state(self) -> np.ndarray:
-        return self.encoder.full_state(self.session.require_started("state()"))
+        return self.encoder.full_state(self.table.require_started("state()"))
 
     def step(self, action) -> None:
-        session = self.session
-        if session.state is None:
-            session.require_started("step()")
+        table = self.table
+        if table.state is None:
+            table.require_started("step()")
         if not self.agents:
             raise RuntimeError("the game is over and every agent has stepped out; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        played = session.play(action, who=agent)
+        played = table.play(action, who=agent)
         self._cumulative_rewards[agent] = 0.0
-        current = session.state.current
+        current = table.state.current
         if not played or current == NO_SEAT:
             self._end(illegal=not played)
         else:  # rewards stay zero until the end of the game
@@ -143,10 +143,10 @@ class raw_env(AECEnv):
             self.render()
 
     def _end(self, illegal: bool) -> None:
-        rewards = self.session.final_rewards()
+        rewards = self.table.final_rewards()
         self.rewards = {a: rewards[self.agent_name_mapping[a]] for a in self.agents}
         self.terminations = {a: True for a in self.agents}
-        points = self.session.scores()
+        points = self.table.scores()
         for a in self.agents:
             self.infos[a] = {"scores": list(points), "illegal_action": illegal}
         self._accumulate_rewards()
@@ -155,7 +155,7 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        text = render_text(self.session.require_started("render()"))
+        text = render_text(self.table.require_started("render()"))
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

@@ -17,8 +17,8 @@ from gymnasium import spaces
 
 from rouba_env.envs.aec import RENDER_FPS, RENDER_MODES
 from rouba_env.envs.render import render_text
-from rouba_env.envs.session import DEFAULT_ILLEGAL_REWARD, GameSession, as_seed, check_choice
-from rouba_env.players.base import Policy, is_legal_index
+from rouba_env.players.base import Policy
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table, as_seed, check_choice
 from rouba_env.rules.config import RulesConfig, make_rules
 
 OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
@@ -81,13 +81,13 @@ class SingleAgentEnv(gymnasium.Env):
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
         if not isinstance(dict_observation, (bool, np.bool_)):
             raise ValueError(f"dict_observation must be True or False, got {dict_observation!r}")
-        self.session = GameSession(self.rules, max_players, reward, illegal_action, illegal_reward)
+        self.table = Table(self.rules, max_players, reward, illegal_action, illegal_reward)
         self.illegal_action = illegal_action
-        self.illegal_reward = self.session.illegal_reward
+        self.illegal_reward = self.table.illegal_reward
         self.render_mode = render_mode
         self.max_players = max_players
-        self.actions = self.session.actions
-        self.encoder = self.session.encoder
+        self.actions = self.table.actions
+        self.encoder = self.table.encoder
         if callable(opponents) and not isinstance(opponents, Policy):
             self._sampler: OpponentSampler | None = opponents
             self._fixed_opponents = None
@@ -109,7 +109,7 @@ class SingleAgentEnv(gymnasium.Env):
     @property
     def game(self):
         """The reference `GameState` of the current game (None before `reset`)."""
-        return self.session.state
+        return self.table.state
 
     def _make_lineup(self, players) -> list[Policy]:
         """One policy per other seat, in seat order after the learner."""
@@ -128,39 +128,26 @@ class SingleAgentEnv(gymnasium.Env):
         return [make_policy(p, self.rules, self.max_players) for p in players]
 
     def _current_mask(self) -> np.ndarray | None:
-        if not self.session.started or self.session.over:
+        if not self.table.started or self.table.over:
             return None
-        return self.session.mask(self.learner)
+        return self.table.mask(self.learner)
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib's convention)."""
-        self.session.require_started("action_masks()")
-        return self.session.mask(self.learner).astype(bool)
+        self.table.require_started("action_masks()")
+        return self.table.mask(self.learner).astype(bool)
 
     def _observation(self):
-        vector = self.session.observation(self.learner)
+        vector = self.table.observation(self.learner)
         if self.dict_observation:
-            return {"observation": vector, "action_mask": self.session.mask(self.learner)}
+            return {"observation": vector, "action_mask": self.table.mask(self.learner)}
         return vector
 
     def _info(self) -> dict:
-        info = {"action_mask": self.session.mask(self.learner), "seat": self.learner}
-        if self.session.over:
-            info["scores"] = self.session.scores()
+        info = {"action_mask": self.table.mask(self.learner), "seat": self.learner}
+        if self.table.over:
+            info["scores"] = self.table.scores()
         return info
-
-    def _play_opponents(self) -> None:
-        """Let the other seats play until it is the learner's turn or the game is over."""
-        session = self.session
-        while not session.over and session.current != self.learner:
-            seat = session.current
-            policy = self.opponents[(seat - self.learner - 1) % self.rules.num_players]
-            mask = session.mask(seat)
-            action = policy.act(session.observation(seat), mask, self.np_random)
-            if not is_legal_index(action, mask):
-                raise ValueError(f"opponent {policy!r} in seat {seat} chose action {action!r}, which is not legal; "
-                                 f"legal actions: {np.flatnonzero(mask).tolist()}")
-            session.play(int(action), who=f"opponent {policy!r} in seat {seat}")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=as_seed(seed))
@@ -171,24 +158,28 @@ class SingleAgentEnv(gymnasium.Env):
             self.opponents = self._make_lineup(self._sampler(rng))
         else:
             self.opponents = self._fixed_opponents
-        self.session.start(rng)
-        self._play_opponents()
+        seats: list = [None] * n
+        for offset, policy in enumerate(self.opponents, start=1):
+            seats[(self.learner + offset) % n] = policy
+        self.table.seat(seats)
+        self.table.start(rng)
+        self.table.play_seated(rng)
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
 
     def step(self, action):
-        session = self.session
-        session.require_started("step()")
-        if session.over:
+        table = self.table
+        table.require_started("step()")
+        if table.over:
             raise RuntimeError("the episode is over; call reset()")
-        if not session.play(action, who=f"the learner in seat {self.learner}"):
+        if not table.play(action, who=f"the learner in seat {self.learner}"):
             info = self._info()
             info["illegal_action"] = True
-            return self._observation(), session.illegal_reward, True, False, info
-        self._play_opponents()
-        terminated = session.over
-        reward = float(session.final_rewards()[self.learner]) if terminated else 0.0
+            return self._observation(), table.illegal_reward, True, False, info
+        table.play_seated(self.np_random)
+        terminated = table.over
+        reward = float(table.final_rewards()[self.learner]) if terminated else 0.0
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, False, self._info()
@@ -197,7 +188,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        text = render_text(self.session.require_started("render()"), viewer=self.learner)
+        text = render_text(self.table.require_started("render()"), viewer=self.learner)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

@@ -26,8 +26,6 @@ order. Same seed, same results, whatever the number of worker processes.
 
 from __future__ import annotations
 
-import time
-
 import concurrent.futures
 import itertools
 import math
@@ -37,13 +35,10 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from rouba_env.rules import engine
-from rouba_env.rules import scoring
-from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
-from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.players.base import Policy, is_legal_index
+from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
+from rouba_env.table import Table
 from rouba_env.evaluation.stats import RATINGS_NEED, PlayerStats, player_stats, rating_table
 
 DEAL_SEED_BITS = 63
@@ -135,38 +130,25 @@ def play_game(
     policies: Sequence[Policy],
     deal_seed_value: int,
     rng: np.random.Generator,
-    encoder: ObservationEncoder | None = None,
-    encoding: ActionEncoding | None = None,
+    table: Table | None = None,
     on_move: Callable[[int, int], None] | None = None,
     clock: tuple[list[int], list[float]] | None = None,
 ) -> list[int]:
-    """Play one game on the reference engine with ``policies[seat]`` at each seat; the final scores.
+    """Play one game of a deal on a `Table` with ``policies[seat]`` at each seat; the final scores.
 
-    A policy that returns anything but a legal action index is a ValueError naming it and its seat.
-    ``on_move(seat, action)`` is told every move (it changes nothing in the game). ``clock`` (two
-    per-seat lists) counts each seat's decisions and adds up the seconds its player took.
+    A policy that returns anything but a legal action index is an `IllegalPlayerAction` (a ValueError)
+    naming it and its seat. ``on_move(seat, action)`` is told every move (it changes nothing in the
+    game). ``clock`` (two per-seat lists) counts each seat's decisions and adds up the seconds its
+    player took. ``table`` lets a caller reuse one table (and its encoders) for many games.
     """
     if len(policies) != config.num_players:
         raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
-    encoder = encoder or ObservationEncoder(config)
-    encoding = encoding or ActionEncoding(config)
-    state = engine.start_game(config, deal_seed_value)
-    while not engine.is_terminal(state):
-        seat = state.current
-        obs = encoder.encode(state, seat)
-        mask = encoding.mask(state)
-        started = time.perf_counter()
-        action = policies[seat].act(obs, mask, rng)
-        if clock is not None:
-            clock[0][seat] += 1
-            clock[1][seat] += time.perf_counter() - started
-        if not is_legal_index(action, mask):
-            raise ValueError(f"player {policies[seat]!r} in seat {seat} returned action {action!r}, which is not "
-                             f"legal; legal actions: {np.flatnonzero(mask).tolist()}")
-        if on_move is not None:
-            on_move(seat, int(action))
-        engine.play_move(state, encoding.decode(int(action)))
-    return scoring.scores(state)
+    table = table or Table(config)
+    table.seat(policies)
+    table.before_move = on_move
+    table.start_deal(deal_seed_value)
+    table.play_seated(rng, clock=clock)
+    return table.scores()
 
 
 @dataclass(frozen=True)
@@ -196,7 +178,7 @@ def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[
     config = RulesConfig.from_dict(chunk.rules)
     if players is None:
         players = _policies_for(config, chunk.player_specs)
-    encoder, encoding = ObservationEncoder(config), ActionEncoding(config)
+    table = Table(config)
     records = []
     for deal in chunk.deals:
         seed_value = deal_seed(chunk.seed, deal)
@@ -206,7 +188,7 @@ def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[
                 rng = game_rng(chunk.seed, deal, lineup_index, rotation)
                 moves = [] if chunk.record_moves else None
                 clock = ([0] * config.num_players, [0.0] * config.num_players)
-                points = play_game(config, [players[p] for p in seats], seed_value, rng, encoder, encoding,
+                points = play_game(config, [players[p] for p in seats], seed_value, rng, table,
                                    on_move=None if moves is None else lambda s, a: moves.append((s, a)),
                                    clock=clock)
                 records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points),

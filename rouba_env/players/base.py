@@ -53,15 +53,6 @@ class BasePolicy:
         return f"<{type(self).__name__} {self.name}>"
 
 
-def is_legal_index(action, mask: np.ndarray) -> bool:
-    """True when ``action`` is an integer index (not a bool or float) whose entry in ``mask`` is set."""
-    if isinstance(action, np.ndarray) and action.shape == ():
-        action = action[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        return False
-    return 0 <= int(action) < mask.shape[-1] and bool(mask[int(action)])
-
-
 def check_mask(mask: np.ndarray) -> np.ndarray:
     """The mask as a 2-D bool array; ValueError if some row has no legal action."""
     mask = np.asarray(mask)

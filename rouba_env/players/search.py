@@ -20,7 +20,6 @@ from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT,
 from rouba_env.players.network import NetworkPolicy, load_policy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.scoring import final_rewards
 
 SEARCH_DEFAULT_POLICY = "2p"
 """The network searched with when the spec names none: the shipped two-player policy."""

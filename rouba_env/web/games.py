@@ -19,14 +19,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from rouba_env.encoding.actions import ActionEncoding, describe_move
-from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.encoding.actions import describe_move
 from rouba_env.evaluation.records import RECORD_SUFFIX, ReplayRecord, write_record
 from rouba_env.players.checkpoint import METADATA_FILE, SHIPPED_ALIASES, SHIPPED_DIR, shipped_names
 from rouba_env.players.registry import BUILTIN_PLAYERS, make_policy, parse_spec
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, make_rules
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
+from rouba_env.table import Table
 from rouba_env.web.views import card_json, state_view
 
 HUMAN = "human"
@@ -108,10 +108,13 @@ class WebGame:
         """Name at each seat (``human`` for the browser's)."""
         self.policies = policies
         self.rng = rng
-        self.encoder = ObservationEncoder(rules)
-        self.encoding = ActionEncoding(rules)
+        self.table = Table(rules, illegal_action="raise", seats=[policies.get(seat) for seat in range(len(specs))],
+                           before_move=self._describe, after_move=self._log)
+        """The game; the human's seat is the open one."""
+        self.encoding = self.table.actions
         self.deal_seed = int(rng.integers(0, DEAL_SEED_BOUND))
-        self.state = engine.start_game(rules, self.deal_seed)
+        self.table.start_deal(self.deal_seed)
+        self._description = ""
         self.moves: list[tuple[int, int]] = []
         self.events: list[dict] = []
         self.polled = 0
@@ -124,30 +127,29 @@ class WebGame:
         return [HUMAN if seat == self.human_seat else f"{spec} (player {seat})"
                 for seat, spec in enumerate(self.players)]
 
-    def _apply(self, seat: int, action: int) -> None:
-        move = self.encoding.decode(action)
-        before = self.state
-        self.state = engine.apply_move(before, move)
-        card = self.state.last_move[2]
+    @property
+    def state(self):
+        """The reference `GameState` of the game."""
+        return self.table.state
+
+    def _describe(self, seat: int, action: int) -> None:
+        self._description = describe_move(self.state, self.encoding.decode(action), seat)
+
+    def _log(self, seat: int, action: int) -> None:
         self.moves.append((seat, action))
         self.events.append({
             "index": len(self.events),
             "seat": seat,
             "name": self.names()[seat],
             "action": action,
-            "card": card_json(card),
-            "description": describe_move(before, move, seat),
+            "card": card_json(self.state.last_move[2]),
+            "description": self._description,
             "view": state_view(self.state, self.names(), self.human_seat),
         })
 
     def play_opponents(self) -> None:
         """Let the policies move until it is the human's turn or the game is over."""
-        while not engine.is_terminal(self.state) and self.state.current != self.human_seat:
-            seat = self.state.current
-            obs = self.encoder.encode(self.state, seat)
-            mask = self.encoding.mask(self.state, seat)
-            action = int(self.policies[seat].act(obs, mask, self.rng))
-            self._apply(seat, action)
+        self.table.play_seated(self.rng)
 
     def play_human(self, body) -> int:
         """Check and play the human's move ``{"action": INT}``; the index of its event."""
@@ -156,13 +158,13 @@ class WebGame:
         action = body["action"]
         if not _is_int(action):
             raise bad_request(f"action must be an integer, got {action!r}")
-        if engine.is_terminal(self.state):
+        if self.table.over:
             raise bad_request("the game is over: no more moves")
-        legal = self.encoding.legal_actions(self.state)
-        if action not in legal:
-            raise bad_request(f"action {action} is not a legal move now; legal actions: {legal}")
         first_event = len(self.events)
-        self._apply(self.human_seat, action)
+        try:
+            self.table.play(action, who="you")
+        except ValueError as error:
+            raise bad_request(str(error)) from None
         self.play_opponents()
         return first_event
 

@@ -5,7 +5,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import rouba_env
-from rouba_env.envs.session import IllegalActionWarning
+from rouba_env.table import IllegalActionWarning
 from rouba_env.rules.config import PRESET_FIELDS
 
 TABLES = [dict(num_players=n) for n in (2, 3, 4, 8)] + [dict(rules=name) for name in sorted(PRESET_FIELDS)]

@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from pettingzoo.test import api_test, seed_test
 
 import rouba_env
-from rouba_env.envs.session import IllegalActionWarning
+from rouba_env.table import IllegalActionWarning
 
 
 def test_gymnasium_check_env_on_the_registered_default():

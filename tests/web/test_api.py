@@ -131,7 +131,8 @@ def test_illegal_move_is_400_and_changes_nothing(live_server):
     illegal = next(a for a in range(ActionEncoding(game.rules).size) if a not in legal)
     for action in (illegal, -1, 10 ** 9):
         status, answer = client.post(f"/api/games/{view['game_id']}/moves", {"action": action})
-        assert status == 400 and f"action {action} is not a legal move now" in answer["error"]
+        assert status == 400 and f"illegal action {action} for you" in answer["error"]
+        assert ("not a legal move now" if action == illegal else "out of range") in answer["error"]
     _, again = client.get(f"/api/games/{view['game_id']}?since=0")
     assert again["turn"] == view["turn"] and again["seats"] == view["seats"]
 

@@ -1,22 +1,34 @@
-"""One game as the environments see it: option checks, in-place stepping and illegal actions, written once.
+"""The table: one game on the reference engine, its seats, and what happens to every action, written once.
 
-Both environments (`rouba_env.envs.aec` and `rouba_env.envs.single_agent`)
-hold a `GameSession`. It keeps the reference `GameState` and plays moves in
-place (`engine.play_move`, the same rules code as the pure
-`engine.apply_move`), computes the legal actions once per turn (they serve
-the mask and the legality check), and applies the illegal-action rule:
+Every front end that plays a game holds a `Table`: the PettingZoo AEC and
+Gymnasium environments, the RLlib environment, the duplicate-deal evaluator,
+terminal play and browser play. A seat is filled by a `Policy` (a player
+that the table asks for its moves) or left open (``None``) for an outside
+caller: the learner of an environment, a person at the terminal or in the
+browser. `Table.play_seated` lets the seated players move until an open seat
+must act or the game is over; `Table.play` plays an outside caller's move.
 
-* ``"terminate"`` (the default, PettingZoo classic's convention): the game
-  ends at once, the offender gets ``illegal_reward`` and every other seat 0,
-  and a warning names the action and the legal ones. Out-of-range and
-  non-integer actions count as illegal too.
-* ``"raise"``: a ValueError names the action and the legal ones; nothing changes.
+Moves are played in place (`engine.play_move`, the same rules code as the
+pure `engine.apply_move`); the legal actions are computed once per turn (they
+serve the mask and the legality check). Legality is checked here and only here:
+
+* a seated player that returns anything but a legal action index is a bug in
+  that player: `IllegalPlayerAction` (a ValueError) names it, its seat and the
+  legal actions, and nothing is played;
+* an outside caller's illegal, out-of-range or non-integer action follows the
+  table's ``illegal_action`` rule: ``"terminate"`` (the default, PettingZoo
+  classic's convention) ends the game at once, the offender gets
+  ``illegal_reward`` and every other seat 0, and a warning names the action
+  and the legal ones; ``"raise"`` raises a ValueError naming them and changes
+  nothing.
 """
 
 from __future__ import annotations
 
 import math
+import time
 import warnings
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -24,6 +36,9 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import RulesConfig
+
+if TYPE_CHECKING:  # the Policy protocol is the players' floor; the table only calls ``act``
+    from rouba_env.players.base import Policy
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 """What an illegal action does: end the game with a penalty, or raise a ValueError."""
@@ -58,19 +73,42 @@ def as_seed(seed) -> int | None:
     return int(seed)
 
 
-class GameSession:
-    """The current game of an environment, stepped in place, with per-turn caches.
+def is_legal_index(action, mask: np.ndarray) -> bool:
+    """True when ``action`` is an integer index (not a bool or float) whose entry in ``mask`` is set."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return False
+    return 0 <= int(action) < mask.shape[-1] and bool(mask[int(action)])
+
+
+class IllegalPlayerAction(ValueError):
+    """A seated player returned an action that is not legal: a bug in that player, never a game event."""
+
+
+MoveHook = Callable[[int, int], None]
+"""``hook(seat, action)``: told of a move just before (``before_move``) or just after (``after_move``) it is played."""
+
+
+class Table:
+    """One game on the reference engine with its seats: players, open seats and the illegal-action rule.
 
     Args:
         rules: the rules config.
         max_players: padding of the observation and action spaces.
         reward: ``"outcome"``, ``"margin"`` or ``"lead"`` (see `rouba_env.rules.scoring`).
-        illegal_action: one of `ILLEGAL_ACTION_MODES`.
+        illegal_action: one of `ILLEGAL_ACTION_MODES`, for outside callers' moves.
         illegal_reward: the offender's reward when an illegal action ends the game.
+        seats: a `Policy` or None (an open seat, played by an outside caller) per seat;
+            default: every seat open.
+        before_move, after_move: told of every legal move, by a seated player or an outside
+            caller, just before and just after it is played (logs, replays; they change nothing).
     """
 
-    def __init__(self, rules: RulesConfig, max_players: int | None, reward: str, illegal_action: str,
-                 illegal_reward: float):
+    def __init__(self, rules: RulesConfig, max_players: int | None = None, reward: str = "outcome",
+                 illegal_action: str = "terminate", illegal_reward: float = DEFAULT_ILLEGAL_REWARD,
+                 seats: "Sequence[Policy | None] | None" = None, before_move: MoveHook | None = None,
+                 after_move: MoveHook | None = None):
         scoring.check_reward_mode(reward)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.rules = rules
@@ -79,12 +117,26 @@ class GameSession:
         self.illegal_reward = check_finite("illegal_reward", illegal_reward)
         self.actions = ActionEncoding(rules, max_players)
         self.encoder = ObservationEncoder(rules, max_players)
+        self.seats: list = [None] * rules.num_players
+        """The player at each seat (None: open, played by an outside caller)."""
+        if seats is not None:
+            self.seat(seats)
+        self.before_move = before_move
+        self.after_move = after_move
         self.state: engine.GameState | None = None
         self.offender: int | None = None
         """Seat whose illegal action ended the game, if one did."""
         self._legal_turn = -1
         self._legal: list[engine.Move] = []
         self._mask = np.zeros(self.actions.size, dtype=np.int8)
+
+    def seat(self, seats: "Sequence[Policy | None]") -> None:
+        """Put a `Policy` (or None: open) at every seat, in seat order."""
+        seats = list(seats)
+        if len(seats) != self.rules.num_players:
+            raise ValueError(f"a {self.rules.num_players}-player table needs {self.rules.num_players} seats "
+                             f"(a Policy or None each), got {len(seats)}")
+        self.seats = seats
 
     @property
     def started(self) -> bool:
@@ -97,7 +149,14 @@ class GameSession:
 
     def start(self, rng: np.random.Generator) -> None:
         """Deal a new game from ``rng``."""
-        self.state = engine.new_game(self.rules, rng)
+        self._begin(engine.new_game(self.rules, rng))
+
+    def start_deal(self, deal_seed: int) -> None:
+        """Deal the game of one deal seed (`engine.start_game`: the same cards for every seating)."""
+        self._begin(engine.start_game(self.rules, deal_seed))
+
+    def _begin(self, state: engine.GameState) -> None:
+        self.state = state
         self.offender = None
         self._legal_turn = -1
 
@@ -114,11 +173,7 @@ class GameSession:
         state = self.state
         if self._legal_turn != state.turn:
             self._legal = engine.legal_moves(state)
-            targets = self.actions.num_targets
-            mask = bytearray(self.actions.size)  # cheaper than numpy stores for a handful of entries
-            for kind, target in self._legal:
-                mask[kind * targets + target] = 1
-            self._mask = np.frombuffer(mask, dtype=np.int8)
+            self._mask = self.actions.mask_of(self._legal)
             self._legal_turn = state.turn
 
     def legal_actions(self) -> list[int]:
@@ -146,7 +201,7 @@ class GameSession:
         return self.encoder.encode(self.state, seat)
 
     def play(self, action, who: str) -> bool:
-        """Play ``action`` for the seat to act; True if it was played.
+        """Play an outside caller's ``action`` for the seat to act; True if it was played.
 
         An illegal, out-of-range or non-integer action raises a ValueError
         (``"raise"``) or ends the game with ``offender`` set and returns False
@@ -167,8 +222,41 @@ class GameSession:
                           stacklevel=3)
             self.offender = state.current
             return False
-        engine.play_move(state, move)
+        self._play(state.current, int(action), move)
         return True
+
+    def _play(self, seat: int, action: int, move: engine.Move) -> None:
+        if self.before_move is not None:
+            self.before_move(seat, action)
+        engine.play_move(self.state, move)
+        if self.after_move is not None:
+            self.after_move(seat, action)
+
+    def play_seated(self, rng: np.random.Generator, clock: tuple[list[int], list[float]] | None = None) -> None:
+        """Let the seated players move until an open seat must act or the game is over.
+
+        Each player sees only its seat's observation and mask, with ``rng``.
+        A player that returns anything but a legal action index raises
+        `IllegalPlayerAction` (nothing is played). ``clock`` (two per-seat
+        lists) counts each seat's decisions and adds up the seconds its player took.
+        """
+        self.require_started("playing")
+        while not self.over:
+            seat = self.state.current
+            player = self.seats[seat]
+            if player is None:
+                return
+            mask = self.mask(seat)
+            started = time.perf_counter()
+            action = player.act(self.encoder.encode(self.state, seat), mask, rng)
+            if clock is not None:
+                clock[0][seat] += 1
+                clock[1][seat] += time.perf_counter() - started
+            if not is_legal_index(action, mask):
+                raise IllegalPlayerAction(f"player {player!r} in seat {seat} returned action {action!r}, which is "
+                                          f"not legal; legal actions: {np.flatnonzero(mask).tolist()}")
+            action = int(action)
+            self._play(seat, action, self.actions.move_of(action))
 
     def _legal_move(self, action) -> tuple[engine.Move | None, str]:
         """(the move, "") if ``action`` is a legal action index now, else (None, why not)."""
@@ -185,8 +273,7 @@ class GameSession:
             except ValueError:  # a pile target of a padded, absent seat
                 what = "a move onto an absent seat's pile"
             return None, f"{what}: not a legal move now"
-        kind, target = divmod(action, self.actions.num_targets)
-        return engine.MOVES[kind][target], ""
+        return self.actions.move_of(action), ""
 
     def final_rewards(self) -> list[float]:
         """Each seat's reward once the game is over (the illegal-action penalty when one ended it)."""

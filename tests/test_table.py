@@ -1,0 +1,82 @@
+"""The table: seated players, open seats, and the one place that decides what happens to an action."""
+
+import numpy as np
+import pytest
+
+from rouba_env.players.base import BasePolicy, RandomPolicy
+from rouba_env.rules import engine
+from rouba_env.rules.config import preset
+from rouba_env.table import IllegalActionWarning, IllegalPlayerAction, Table
+
+
+class Always(BasePolicy):
+    name = "always"
+
+    def __init__(self, rules, action):
+        super().__init__(rules)
+        self.action = action
+
+    def act(self, obs, mask, rng):
+        return self.action
+
+
+def test_seated_players_move_until_an_open_seat_must_act():
+    rules = preset("standard", num_players=3)
+    table = Table(rules, seats=[RandomPolicy(rules), None, RandomPolicy(rules)])
+    rng = np.random.default_rng(0)
+    table.start(rng)
+    while not table.over:
+        table.play_seated(rng)
+        if table.over:
+            break
+        assert table.current == 1, "play_seated returns only when the open seat is to act"
+        table.play(table.legal_actions()[0], who="caller")
+    assert engine.is_terminal(table.state)
+
+
+def test_every_move_is_reported_before_and_after_it_is_played():
+    rules = preset("standard")
+    events = []
+    table = Table(rules, seats=[RandomPolicy(rules), None],
+                  before_move=lambda seat, action: events.append(("before", seat, action, table.state.turn)),
+                  after_move=lambda seat, action: events.append(("after", seat, action, table.state.turn)))
+    rng = np.random.default_rng(1)
+    table.start(rng)
+    table.play_seated(rng)
+    table.play(table.legal_actions()[0], who="caller")
+    assert [e[0] for e in events] == ["before", "after"] * (len(events) // 2) and len(events) >= 2
+    for before, after in zip(events[::2], events[1::2]):
+        assert before[1:3] == after[1:3] and after[3] == before[3] + 1
+    assert events[-1][1] == 1, "the caller's move is reported too"
+
+
+@pytest.mark.parametrize("bad", [10_000, -1, 2.5, "3", None, True])
+def test_a_seated_player_returning_an_illegal_action_is_named_and_nothing_is_played(bad):
+    rules = preset("standard")
+    table = Table(rules, seats=[Always(rules, bad), None])
+    table.start_deal(3)
+    turn = table.state.turn
+    with pytest.raises(IllegalPlayerAction, match=r"player <Always always> in seat 0 returned action .* legal actions"):
+        table.play_seated(np.random.default_rng(0))
+    assert table.state.turn == turn and not table.over
+
+
+def test_an_outside_callers_illegal_action_follows_the_tables_rule():
+    rules = preset("standard")
+    strict = Table(rules, illegal_action="raise")
+    strict.start_deal(3)
+    with pytest.raises(ValueError, match=r"illegal action 10000 for me \(out of range"):
+        strict.play(10_000, who="me")
+    assert not strict.over
+    lenient = Table(rules, illegal_action="terminate", illegal_reward=-2.0)
+    lenient.start_deal(3)
+    offender = lenient.current
+    with pytest.warns(IllegalActionWarning):
+        assert lenient.play(10_000, who="me") is False
+    assert lenient.over and lenient.final_rewards()[offender] == -2.0
+
+
+def test_seats_must_match_the_table_size():
+    rules = preset("standard", num_players=3)
+    with pytest.raises(ValueError, match="3-player table needs 3 seats"):
+        Table(rules, seats=[None, None])
