@@ -7,7 +7,8 @@ Example::
 Players are specs (``random``, ``greedy``, ``heuristic``, ``expert:samples=32``,
 ``checkpoint:PATH``). With fewer specs than ``--num-players`` the specs are
 cycled to fill the seats (``a b`` at 4 seats plays ``a b a b``; repeats are
-labelled ``a#2``); with more specs than seats every combination of
+labelled ``a#2``), or with ``--field`` the first spec plays one seat against
+the others (``a b`` at 4 seats plays ``a b b b``); with more specs than seats every combination of
 ``--num-players`` specs plays (a pool, with a rating table). See
 `rouba_env.evaluation.duplicate` for the statistics. A bad spec or option prints one
 error line and exits with status 2.
@@ -36,11 +37,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                      formatter_class=HelpWithDefaults)
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
                         help=f"player specs: {', '.join(known_players())} "
-                             f"(options like expert:samples=32; checkpoint:PATH or one of {', '.join(shipped_names())})")
+                             f"(options like expert:samples=32; checkpoint:PATH or one of {', '.join(shipped_names())}). "
+                             f"Seats: as many specs as seats sit in order; fewer are cycled (A B at 4 seats: "
+                             f"A B A B; see --field); more form a pool where every combination plays; every "
+                             f"lineup plays each deal in every rotation")
     parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
                         help="games to play, rounded up to whole duplicate deals")
     parser.add_argument("--num-players", type=int, default=None, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
                         metavar="N", help="seats per game, 2..8 (default: number of specs, within 2..8)")
+    parser.add_argument("--field", action="store_true",
+                        help="one against the field: the first spec plays one seat, the other specs are cycled "
+                             "over the rest (A B at 4 seats: A B B B; without --field: A B A B)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and players' randomness")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
@@ -84,9 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     from rouba_env.players.registry import make_policy
 
     num_players = args.num_players or min(max(MIN_PLAYERS, len(args.players)), MAX_PLAYERS)
+    fill = "field" if args.field else "cycle"
     try:
         config = make_rules(args.rules, num_players=num_players)
-        _, player_specs, lineups = build_lineups(args.players, num_players)
+        _, player_specs, lineups = build_lineups(args.players, num_players, fill)
         for spec in dict.fromkeys(player_specs):
             make_policy(spec, config)
     except (ValueError, OSError) as error:
@@ -100,13 +108,13 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 result = evaluate_on_ray(args.players, rules=config, games=args.games, seed=args.seed,
                                          address=args.ray_address, progress=bar.update,
-                                         record_moves=args.save_games is not None)
+                                         record_moves=args.save_games is not None, fill=fill)
             except RuntimeError as error:
                 return fail(str(error))
         else:
             try:
                 result = evaluate(args.players, rules=config, games=args.games, seed=args.seed, workers=args.workers,
-                                  progress=bar.update, record_moves=args.save_games is not None)
+                                  progress=bar.update, record_moves=args.save_games is not None, fill=fill)
             except (ValueError, OSError) as error:  # e.g. a player that returned an illegal action
                 return fail(str(error))
     print(result.format_table())

@@ -10,8 +10,10 @@ Lineups:
 
 * as many specs as seats: one lineup;
 * fewer specs than seats: the specs are cycled to fill the seats (``a b`` at
-  four seats plays ``a b a b``); repeated specs become distinct players
-  labelled ``a``, ``a#2``, ...;
+  four seats plays ``a b a b``), or with ``fill="field"`` the first spec
+  plays one seat against the others cycled over the rest (``a b`` at four
+  seats plays ``a b b b``: one against the field); repeated specs become
+  distinct players labelled ``a``, ``a#2``, ...;
 * more specs than seats (a pool): every combination of ``num_players`` of
   them is a lineup (a round robin), all over the same deals.
 
@@ -53,18 +55,31 @@ _RECORD_KEY_POLICY = 1
 # ---------------------------------------------------------------------------
 
 
-def build_lineups(specs: Sequence[str], num_players: int) -> tuple[list[str], list[str], list[tuple[int, ...]]]:
+FILL_MODES = ("cycle", "field")
+"""How fewer specs than seats fill a table: cycled (``a b a b``) or one against the field (``a b b b``)."""
+
+
+def build_lineups(specs: Sequence[str], num_players: int,
+                  fill: str = "cycle") -> tuple[list[str], list[str], list[tuple[int, ...]]]:
     """(labels, specs per player, lineups) for player specs at a table of ``num_players``.
 
     A lineup lists player indices in seating order before rotation. See the
-    module docstring for cycling (fewer specs than seats) and pools (more).
+    module docstring for ``fill`` (fewer specs than seats) and pools (more).
     """
     if isinstance(specs, str) or not specs:
         raise ValueError(f"players must be a non-empty list of specs, got {specs!r}")
     not_specs = [spec for spec in specs if not isinstance(spec, str)]
     if not_specs:
         raise ValueError(f"players must be spec strings (e.g. 'heuristic'), got {not_specs!r}")
-    if len(specs) < num_players:
+    if fill not in FILL_MODES:
+        raise ValueError(f"fill must be one of {FILL_MODES}, got {fill!r}")
+    if fill == "field":
+        if not 2 <= len(specs) <= num_players:
+            raise ValueError(f"one against the field needs 2..{num_players} specs (the first against the others), "
+                             f"got {len(specs)}")
+        field = specs[1:]
+        player_specs = [specs[0]] + [field[i % len(field)] for i in range(num_players - 1)]
+    elif len(specs) < num_players:
         player_specs = [specs[i % len(specs)] for i in range(num_players)]
     else:
         player_specs = list(specs)
@@ -320,6 +335,7 @@ def evaluate(
     progress: Callable[[int], None] | None = None,
     record_moves: bool = False,
     chunk_runner: "Callable[[list[_Chunk]], Iterable[list[GameRecord]]] | None" = None,
+    fill: str = "cycle",
 ) -> EvaluationResult:
     """Play duplicate-deal matches between player specs and aggregate the results.
 
@@ -356,7 +372,7 @@ def evaluate(
     if objects and (workers != 1 or chunk_runner is not None):
         raise ValueError("Policy objects are played in this process only: use workers=1, "
                          "or save the policy and pass its spec (checkpoint:PATH)")
-    labels, player_specs, lineups = build_lineups(players, config.num_players)
+    labels, player_specs, lineups = build_lineups(players, config.num_players, fill)
     for spec in dict.fromkeys(player_specs):  # fail early, in this process, on a bad spec
         if spec not in objects:
             make_policy(spec, config)

@@ -64,6 +64,19 @@ def test_seatings_rotate_every_player_through_every_seat():
     assert lineups == [(0, 1), (0, 2), (1, 2)]
 
 
+def test_one_against_the_field_fills_every_other_seat_with_the_rest():
+    labels, specs, lineups = build_lineups(["a", "b"], 4, fill="field")
+    assert specs == ["a", "b", "b", "b"] and labels == ["a", "b", "b#2", "b#3"] and lineups == [(0, 1, 2, 3)]
+    assert build_lineups(["a", "b", "c"], 4, fill="field")[1] == ["a", "b", "c", "b"]
+    for specs, message in ((["a"], "needs 2..4 specs"), (["a", "b", "c", "d", "e"], "needs 2..4 specs")):
+        with pytest.raises(ValueError, match=message):
+            build_lineups(specs, 4, fill="field")
+    with pytest.raises(ValueError, match="fill must be one of"):
+        build_lineups(["a", "b"], 4, fill="ring")
+    result = evaluate(["greedy", "random"], num_players=3, games=3, fill="field")
+    assert result.to_dict()["players"] == ["greedy", "random", "random#2"]
+
+
 def test_duplicate_deals_permute_seats_over_the_same_deals():
     result = evaluate(["random", "greedy"], games=6, seed=4)
     assert result.games == 6 and result.deals == 3
