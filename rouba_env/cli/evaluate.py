@@ -45,7 +45,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="games to play, rounded up to whole duplicate deals")
     parser.add_argument("--num-players", type=int, default=None, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
                         metavar="N", help="seats per game, 2..8 (default: number of specs, within 2..8)")
-    parser.add_argument("--field", action="store_true",
+    parser.add_argument("--field", action=argparse.BooleanOptionalAction, default=False,
                         help="one against the field: the first spec plays one seat, the other specs are cycled "
                              "over the rest (A B at 4 seats: A B B B; without --field: A B A B)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
