@@ -28,14 +28,12 @@ import numpy as np
 
 from rouba_env.batched import kernels
 from rouba_env.batched.kernels import (
-    NUM_PARAMS, PARAM_AUTO_RESET, PARAM_DEALER, PARAM_DRAW_FROM_DECK, PARAM_FIRST_PLAYER, PARAM_HAND_SIZE,
-    PARAM_LEFTOVERS, PARAM_REWARD_MODE, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS, PARAM_NUM_TARGETS, PARAM_OBS_DEALER,
-    PARAM_OBS_DECK, PARAM_OBS_FLIPPED, PARAM_OBS_HAND_SIZE, PARAM_OBS_PILE_SIZE, PARAM_OBS_PILE_TOP, PARAM_OBS_PRESENT,
-    PARAM_OBS_RULES, PARAM_OBS_SEEN, PARAM_OBS_TABLE, PARAM_OBS_TO_ACT, PARAM_TABLE_CARDS, PARAM_TAKE_ALL,
-    PARAM_TOTAL_CARDS, JOKER_SLOT, RANK_SLOTS,
+    NUM_PARAMS, NUM_RULE_PARAMS, OBSERVATION_PARAM_BLOCKS, PARAM_AUTO_RESET, PARAM_DEALER, PARAM_DRAW_FROM_DECK,
+    PARAM_FIRST_PLAYER, PARAM_HAND_SIZE, PARAM_LEFTOVERS, PARAM_REWARD_MODE, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS,
+    PARAM_NUM_TARGETS, PARAM_TABLE_CARDS, PARAM_TAKE_ALL, PARAM_TOTAL_CARDS, RANK_SLOTS,
 )
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
-from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS, RULE_FLAGS, ObservationEncoder
+from rouba_env.encoding.observation import RULE_FLAGS, ObservationEncoder
 from rouba_env.rules import engine
 from rouba_env.rules.cards import make_deck, rank_of
 from rouba_env.rules.config import RulesConfig
@@ -111,13 +109,8 @@ class VectorGame:
         params[PARAM_LEFTOVERS], params[PARAM_DRAW_FROM_DECK] = config.leftovers_to_last_capturer, config.draw_from_deck
         params[PARAM_FIRST_PLAYER], params[PARAM_DEALER], params[PARAM_TOTAL_CARDS] = config.first_player, config.dealer, C
         params[PARAM_REWARD_MODE], params[PARAM_AUTO_RESET] = REWARD_MODES.index(reward), self.auto_reset
-        for index, block in ((PARAM_OBS_TABLE, "table"), (PARAM_OBS_SEEN, "seen"), (PARAM_OBS_PILE_TOP, "pile_top"),
-                             (PARAM_OBS_PILE_SIZE, "pile_size"), (PARAM_OBS_HAND_SIZE, "hand_size"), (PARAM_OBS_PRESENT, "present"),
-                             (PARAM_OBS_DEALER, "dealer"), (PARAM_OBS_TO_ACT, "to_act"), (PARAM_OBS_DECK, "deck"),
-                             (PARAM_OBS_FLIPPED, "flipped"), (PARAM_OBS_RULES, "rules")):
+        for index, block in enumerate(OBSERVATION_PARAM_BLOCKS, start=NUM_RULE_PARAMS):
             params[index] = lay[block].start
-        if lay["hand"].start != 0 or PILE_TOP_SLOTS != RANK_SLOTS or EMPTY_SLOT != JOKER_SLOT or len(RULE_FLAGS) != 5:
-            raise RuntimeError("observation layout changed; rouba_env.batched.game must be updated")  # pragma: no cover
         self._params = tuple(int(value) for value in params)  # a tuple: compiled code keeps it in registers
         self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
         self._base_ranks = _base_ranks(config)

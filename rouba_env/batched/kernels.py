@@ -12,7 +12,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from rouba_env.rules.cards import NUM_RANKS
+from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS
+from rouba_env.rules.scoring import write_final_rewards
 from rouba_env.rules.engine import (
     EMPTY_PILE,
     JOKER_KIND_OFFSET,
@@ -26,23 +28,27 @@ from rouba_env.rules.engine import (
 
 RANK_SLOTS = NUM_RANK_SLOTS
 """Per-rank count arrays: 13 ranks, then the joker slot."""
-JOKER_SLOT = NUM_RANKS
+JOKER_SLOT = JOKER_RANK
 """The joker's rank slot."""
-PILE_TOP_SLOTS = NUM_RANKS + 1
-"""Observation: one-hot pile top per seat, 13 ranks then "empty" (as `rouba_env.encoding.observation`)."""
-EMPTY_TOP_SLOT = NUM_RANKS
 
 
 # Indices into the int64 parameter vector handed to the kernels (`VectorGame` fills it): the rules ...
 (PARAM_NUM_PLAYERS, PARAM_NUM_TARGETS, PARAM_HAND_SIZE, PARAM_TABLE_CARDS, PARAM_TAKE_ALL, PARAM_MUST_CAPTURE,
  PARAM_LEFTOVERS, PARAM_DRAW_FROM_DECK, PARAM_FIRST_PLAYER, PARAM_DEALER, PARAM_TOTAL_CARDS, PARAM_REWARD_MODE,
  PARAM_AUTO_RESET) = range(13)
-REWARD_OUTCOME, REWARD_MARGIN, REWARD_LEAD = range(3)
-"""`PARAM_REWARD_MODE` values: the index of the mode in `rouba_env.rules.scoring.REWARD_MODES`."""
-# ... and where each block of the observation vector starts.
-(PARAM_OBS_TABLE, PARAM_OBS_SEEN, PARAM_OBS_PILE_TOP, PARAM_OBS_PILE_SIZE, PARAM_OBS_HAND_SIZE, PARAM_OBS_PRESENT,
- PARAM_OBS_DEALER, PARAM_OBS_TO_ACT, PARAM_OBS_DECK, PARAM_OBS_FLIPPED, PARAM_OBS_RULES) = range(13, 24)
-NUM_PARAMS = 24
+"""`PARAM_REWARD_MODE` holds the index of the mode in `rouba_env.rules.scoring.REWARD_MODES`."""
+NUM_RULE_PARAMS = 13
+# ... and where each block of the observation vector starts (`observation_layout`, filled by `VectorGame`).
+OBSERVATION_PARAM_BLOCKS = ("hand", "table", "seen", "pile_top", "pile_size", "hand_size", "present", "dealer",
+                            "to_act", "deck", "flipped", "rules")
+"""The observation blocks whose start the kernels read, in parameter order."""
+(PARAM_OBS_HAND, PARAM_OBS_TABLE, PARAM_OBS_SEEN, PARAM_OBS_PILE_TOP, PARAM_OBS_PILE_SIZE, PARAM_OBS_HAND_SIZE,
+ PARAM_OBS_PRESENT, PARAM_OBS_DEALER, PARAM_OBS_TO_ACT, PARAM_OBS_DECK, PARAM_OBS_FLIPPED,
+ PARAM_OBS_RULES) = range(NUM_RULE_PARAMS, NUM_RULE_PARAMS + len(OBSERVATION_PARAM_BLOCKS))
+NUM_PARAMS = NUM_RULE_PARAMS + len(OBSERVATION_PARAM_BLOCKS)
+
+final_rewards = numba.njit(cache=True, nogil=True, inline="always")(write_final_rewards)
+"""The rules' one definition of the final rewards, compiled."""
 
 
 
@@ -51,6 +57,7 @@ def write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pi
     """Observation of absolute ``seat`` in slot ``b`` into ``obs[b]`` (see `rouba_env.encoding.observation`)."""
     # Every parameter is read before the first store: the compiler cannot tell `obs` and `p` apart.
     n = p[PARAM_NUM_PLAYERS]
+    o_hand = p[PARAM_OBS_HAND]
     o_table = p[PARAM_OBS_TABLE]
     o_seen = p[PARAM_OBS_SEEN]
     o_top = p[PARAM_OBS_PILE_TOP]
@@ -69,13 +76,13 @@ def write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pi
     for i in range(obs.shape[1]):
         obs[b, i] = 0.0
     for r in range(RANK_SLOTS):
-        obs[b, r] = np.float32(hands[b, seat, r])
+        obs[b, o_hand + r] = np.float32(hands[b, seat, r])
         obs[b, o_table + r] = np.float32(table[b, r])
         obs[b, o_seen + r] = np.float32(seen[b, r])
     other = seat
     for o in range(n):
         t = np.int64(top[b, other])
-        obs[b, o_top + o * PILE_TOP_SLOTS + (EMPTY_TOP_SLOT if t < 0 else t)] = 1.0
+        obs[b, o_top + o * PILE_TOP_SLOTS + (EMPTY_SLOT if t < 0 else t)] = 1.0
         obs[b, o_psize + o] = np.float32(pile[b, other]) / total
         obs[b, o_hsize + o] = np.float32(hand_count[b, other])
         obs[b, o_present + o] = 1.0
@@ -338,34 +345,9 @@ def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, dec
                 if top[b, s] < 0:
                     top[b, s] = highest if highest >= 0 else 0
                 pile[b, s] += left_total
-        best = 0
-        for s in range(n):
-            if pile[b, s] > best:
-                best = pile[b, s]
-        n_best = 0
-        total_points = 0
         for s in range(n):
             final_scores[b, s] = pile[b, s]
-            total_points += pile[b, s]
-            if pile[b, s] == best:
-                n_best += 1
-        if reward_mode == REWARD_MARGIN:
-            for s in range(n):
-                points = pile[b, s]
-                rewards[b, s] = (points - (total_points - points) / (n - 1)) / total_cards
-        elif reward_mode == REWARD_LEAD:
-            for s in range(n):
-                best_other = -1
-                for other in range(n):
-                    if other != s and pile[b, other] > best_other:
-                        best_other = pile[b, other]
-                rewards[b, s] = (pile[b, s] - best_other) / total_cards
-        else:
-            for s in range(n):
-                if pile[b, s] == best:
-                    rewards[b, s] = 1.0 if n_best == 1 else 0.0
-                else:
-                    rewards[b, s] = -1.0
+        final_rewards(reward_mode, pile[b], total_cards, rewards[b])
         done[b] = True
         if auto:
             ended[n_ended] = b
