@@ -14,8 +14,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from rouba_env.encoding.observation import rank_context_index, rank_feature_index
-from rouba_env.players.network import MASKED_LOGIT, MLP, NetworkPolicy, RankNetwork, extended_index
+from rouba_env.players.features import extended_index, rank_context_index, rank_feature_index
+from rouba_env.players.network import MASKED_LOGIT, MLP, NetworkPolicy, RankNetwork
 from rouba_env.players.checkpoint import write_checkpoint
 from rouba_env.rules.engine import NUM_KINDS
 from rouba_env.rules.config import RulesConfig

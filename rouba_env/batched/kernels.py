@@ -12,6 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from rouba_env.encoding.actions import action_index, action_move
 from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS
 from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS
 from rouba_env.rules.scoring import write_final_rewards
@@ -49,6 +50,9 @@ NUM_PARAMS = NUM_RULE_PARAMS + len(OBSERVATION_PARAM_BLOCKS)
 
 final_rewards = numba.njit(cache=True, nogil=True, inline="always")(write_final_rewards)
 """The rules' one definition of the final rewards, compiled."""
+index_of = numba.njit(cache=True, nogil=True, inline="always")(action_index)
+move_of = numba.njit(cache=True, nogil=True, inline="always")(action_move)
+"""The action encoding's index formula and its inverse, compiled."""
 
 
 
@@ -127,9 +131,9 @@ def write_mask(mask, b, p, hands, table, top, current):
         if t >= 0:
             pile_bits |= 1 << t
             if hands[b, cur, t] > 0:
-                mask[b, t * num_targets + TARGET_PILE_OFFSET + o] = 1
+                mask[b, index_of(t, TARGET_PILE_OFFSET + o, num_targets)] = 1
             if has_joker:
-                mask[b, (JOKER_KIND_OFFSET + t) * num_targets + TARGET_PILE_OFFSET + o] = 1
+                mask[b, index_of((JOKER_KIND_OFFSET + t), TARGET_PILE_OFFSET + o, num_targets)] = 1
         seat += 1
         if seat == n:
             seat = 0
@@ -140,20 +144,20 @@ def write_mask(mask, b, p, hands, table, top, current):
         can_capture = on_table or joker_table or ((pile_bits >> r) & 1) != 0
         if hands[b, cur, r] > 0:
             if on_table:
-                mask[b, r * num_targets + TARGET_TABLE] = 1
+                mask[b, index_of(r, TARGET_TABLE, num_targets)] = 1
             if joker_table:
-                mask[b, r * num_targets + TARGET_TABLE_JOKER] = 1
+                mask[b, index_of(r, TARGET_TABLE_JOKER, num_targets)] = 1
             if not can_capture or not must:
-                mask[b, r * num_targets + TARGET_DISCARD] = 1
+                mask[b, index_of(r, TARGET_DISCARD, num_targets)] = 1
         if has_joker:
             if on_table:
-                mask[b, (JOKER_KIND_OFFSET + r) * num_targets + TARGET_TABLE] = 1
+                mask[b, index_of((JOKER_KIND_OFFSET + r), TARGET_TABLE, num_targets)] = 1
             if joker_table:
-                mask[b, (JOKER_KIND_OFFSET + r) * num_targets + TARGET_TABLE_JOKER] = 1
+                mask[b, index_of((JOKER_KIND_OFFSET + r), TARGET_TABLE_JOKER, num_targets)] = 1
             if can_capture:
                 joker_can_capture = True
     if has_joker and (not joker_can_capture or not must):
-        mask[b, JOKER_KIND_OFFSET * num_targets + TARGET_DISCARD] = 1
+        mask[b, index_of(JOKER_KIND_OFFSET, TARGET_DISCARD, num_targets)] = 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -259,8 +263,7 @@ def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, dec
         if cur < 0:
             continue
         a = actions[b]
-        kind = a // num_targets
-        target = a - kind * num_targets
+        kind, target = move_of(a, num_targets)
         if kind >= JOKER_KIND_OFFSET:
             card = JOKER_SLOT
             rank = kind - JOKER_KIND_OFFSET

@@ -51,6 +51,17 @@ def resolve_max_players(config: RulesConfig, max_players: int | None) -> int:
     return max_players
 
 
+def action_index(kind, target, num_targets):
+    """The action index of a move: ``kind * num_targets + target`` (ints or arrays; compiled by the batched kernels)."""
+    return kind * num_targets + target
+
+
+def action_move(action, num_targets):
+    """(kind, target) of an action index: the inverse of `action_index` (ints or arrays; compiled by the kernels)."""
+    kind = action // num_targets
+    return kind, action - kind * num_targets
+
+
 class ActionEncoding:
     """Action indices for one rules config, padded to ``max_players`` seats."""
 
@@ -59,12 +70,12 @@ class ActionEncoding:
         self.max_players = resolve_max_players(config, max_players)
         self.num_targets = TARGET_PILE_OFFSET + self.max_players
         self.size = NUM_KINDS * self.num_targets
-        self._moves = [Move(*divmod(action, self.num_targets)) for action in range(self.size)]
+        self._moves = [Move(*action_move(action, self.num_targets)) for action in range(self.size)]
         """The move of every action index (padded seats' targets included): decoding by lookup."""
 
     def index(self, kind: int, target: int) -> int:
-        """The action index of (kind, target): the one place the formula is written for the reference path."""
-        return kind * self.num_targets + target
+        """The action index of (kind, target) (`action_index`)."""
+        return action_index(kind, target, self.num_targets)
 
     def encode(self, move: Move) -> int:
         kind, target = int(move[0]), int(move[1])
@@ -141,16 +152,3 @@ def describe_move(state: GameState, move: Move, mover: int | None = None) -> str
     if seat == mover:
         return f"{card} goes on own pile ({size + 1} cards)"
     return f"{card} steals player {seat}'s pile of {size} card{'s' * (size != 1)}"
-
-
-
-
-def action_repadding_index(num_players: int, from_players: int, to_players: int) -> np.ndarray:
-    """For each action index of a ``to_players``-padded space, the same move's index in a ``from_players`` one (-1: none)."""
-    from_targets, to_targets = TARGET_PILE_OFFSET + from_players, TARGET_PILE_OFFSET + to_players
-    index = np.full(NUM_KINDS * to_targets, -1, dtype=np.int64)
-    usable_targets = TARGET_PILE_OFFSET + min(num_players, from_players, to_players)
-    for kind in range(NUM_KINDS):
-        for target in range(usable_targets):
-            index[kind * to_targets + target] = kind * from_targets + target
-    return index

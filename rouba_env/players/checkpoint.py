@@ -25,13 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.encoding.observation import (
-    OBSERVATION_VERSION,
-    ObservationEncoder,
-    rank_context_index,
-    rank_feature_names,
-)
+from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
 from rouba_env.files import write_atomically
+from rouba_env.players.features import rank_context_index, rank_feature_names
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.engine import NUM_KINDS
 

@@ -18,10 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rouba_env.encoding.actions import action_repadding_index
-from rouba_env.encoding.observation import (
-    FEATURE_ONE,
-    FEATURE_ZERO,
+from rouba_env.players.features import (
+    action_repadding_index,
+    extended_index,
     rank_context_index,
     rank_feature_index,
     repadding_index,
@@ -59,11 +58,6 @@ class MLP:
         for weight, bias in self.trunk:
             hidden = np.maximum(hidden @ weight + bias, np.float32(0.0))
         return hidden @ self.policy[0] + self.policy[1], (hidden @ self.value[0] + self.value[1])[:, 0]
-
-
-def extended_index(index: np.ndarray, obs_size: int) -> np.ndarray:
-    """`rank_feature_index` entries as columns of ``[obs, 0, 1]`` (the observation with two constant columns)."""
-    return np.where(index == FEATURE_ZERO, obs_size, np.where(index == FEATURE_ONE, obs_size + 1, index))
 
 
 class RankNetwork:

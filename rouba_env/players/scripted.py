@@ -1,4 +1,4 @@
-"""Scripted players ``greedy`` and ``heuristic``: the best legal move by `rouba_env.players.scoring`."""
+"""Scripted players ``greedy`` and ``heuristic``: the best legal move by `rouba_env.players.move_values`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from rouba_env.encoding.observation import ObservationView
 from rouba_env.players.base import BasePolicy
-from rouba_env.players.scoring import (
+from rouba_env.players.move_values import (
     ActionFeatures,
     all_entries,
     greedy_values,
@@ -48,7 +48,7 @@ class ScoredMovePolicy(BasePolicy):
 class GreedyPolicy(ScoredMovePolicy):
     """Takes the most cards now: the biggest steal, else a table capture, else the own pile; else discards.
 
-    Value of an action: `rouba_env.players.scoring.greedy_values` (cards taken
+    Value of an action: `rouba_env.players.move_values.greedy_values` (cards taken
     plus a small priority). Vectorized over the batch, so it doubles as a fast
     rollout policy.
     """
@@ -62,7 +62,7 @@ class GreedyPolicy(ScoredMovePolicy):
 class HeuristicPolicy(ScoredMovePolicy):
     """Weighs what a move takes against what it risks, after the rules page's tips.
 
-    Value of an action: `rouba_env.players.scoring.heuristic_values` (cards of
+    Value of an action: `rouba_env.players.move_values.heuristic_values` (cards of
     margin gained, minus the expected loss of the own pile, the exposure of a
     discard and the cost of spending a joker).
     """

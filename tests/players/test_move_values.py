@@ -1,11 +1,11 @@
-"""Move scoring (`rouba_env.players.scoring`) against values worked out by hand, and its use by the players."""
+"""Move scoring (`rouba_env.players.move_values`) against values worked out by hand, and its use by the players."""
 
 import numpy as np
 import pytest
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.players.scoring import (
+from rouba_env.players.move_values import (
     ActionFeatures,
     all_entries,
     cards_taken,

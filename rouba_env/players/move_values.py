@@ -1,4 +1,4 @@
-"""Move scoring, written once: what a move takes, what it risks, and the greedy and heuristic values.
+"""Move values, written once: what a move takes, what it risks, and the greedy and heuristic values.
 
 `GreedyPolicy` and `HeuristicPolicy` (rouba_env.players.scripted) play the
 best move by `greedy_values` and `heuristic_values`; the expert uses the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.actions import ActionEncoding, action_move
 from rouba_env.encoding.observation import ObservationView
 from rouba_env.players.base import check_mask
 from rouba_env.rules.cards import JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS
@@ -33,7 +33,7 @@ class ActionFeatures:
 
     def __init__(self, encoding: ActionEncoding):
         index = np.arange(encoding.size)
-        self.kind, self.target = np.divmod(index, encoding.num_targets)
+        self.kind, self.target = action_move(index, encoding.num_targets)
         self.is_joker = self.kind >= JOKER_KIND_OFFSET
         self.rank = np.where(self.is_joker, self.kind - JOKER_KIND_OFFSET, self.kind)
         """Rank the played card shows (a joker's named rank; a discarded joker shows none)."""

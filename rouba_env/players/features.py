@@ -1,0 +1,113 @@
+"""What the networks read: the rank-shared network's per-rank features and context, and re-padding.
+
+These belong to the models, not to the environments' encoding: they are
+index arrays over the observation vector (`rouba_env.encoding.observation`)
+and the action space (`rouba_env.encoding.actions`), computed from their
+layouts, so a network trained with one padding can read another's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rouba_env.encoding.actions import action_index
+from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS, observation_layout
+from rouba_env.rules.cards import NUM_RANKS
+from rouba_env.rules.engine import NUM_KINDS, NUM_RANK_SLOTS, TARGET_PILE_OFFSET
+
+
+SEAT_BLOCKS = {"pile_top": PILE_TOP_SLOTS, "pile_size": 1, "hand_size": 1, "present": 1, "dealer": 1, "to_act": 1}
+"""Blocks that hold one entry (of the given width) per seat, and so change with the padding."""
+
+
+def repadding_index(from_players: int, to_players: int) -> np.ndarray:
+    """For each index of a ``to_players``-padded observation, its index in a ``from_players`` one (-1: zero).
+
+    Lets a network trained with one padding read observations of another:
+    ``repadded = np.where(index >= 0, obs[..., index], 0)``.
+    """
+    source, target = observation_layout(from_players), observation_layout(to_players)
+    index = np.full(target["rules"].stop, -1, dtype=np.int64)
+    for name, block in target.items():
+        width = SEAT_BLOCKS.get(name)
+        if width is None:
+            index[block] = np.arange(source[name].start, source[name].stop)
+            continue
+        for seat in range(min(from_players, to_players)):
+            start = block.start + seat * width
+            index[start : start + width] = np.arange(source[name].start + seat * width,
+                                                     source[name].start + (seat + 1) * width)
+    return index
+
+
+
+FEATURE_ZERO = -1
+"""`rank_feature_index` entry meaning the constant 0."""
+FEATURE_ONE = -2
+"""`rank_feature_index` entry meaning the constant 1."""
+
+
+def rank_feature_names(max_players: int) -> list[str]:
+    """Names of the per-rank features of `rank_feature_index`, in order."""
+    seats = range(max_players)
+    return (["hand", "table", "seen", "flipped"] + [f"pile_top_{k}" for k in seats]
+            + [f"pile_size_if_top_{k}" for k in seats] + ["is_joker_slot"])
+
+
+def rank_feature_index(max_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two int64[R, F] index arrays: feature ``f`` of rank slot ``r`` is ``obs[first[r, f]] * obs[second[r, f]]``.
+
+    The view the rank-shared network reads (one token per rank slot, the same
+    weights for every rank): the rank's own hand, table, seen and flipped
+    counts; for each seat whether its pile shows the rank, and that pile's size
+    if it does (what a steal would take); and a flag for the joker slot.
+    `FEATURE_ZERO` / `FEATURE_ONE` stand for the constants 0 and 1.
+    """
+    layout = observation_layout(max_players)
+    names = rank_feature_names(max_players)
+    first = np.full((NUM_RANK_SLOTS, len(names)), FEATURE_ZERO, dtype=np.int64)
+    second = np.full_like(first, FEATURE_ONE)
+    for rank in range(NUM_RANK_SLOTS):
+        for column, block in enumerate(("hand", "table", "seen", "flipped")):
+            first[rank, column] = layout[block].start + rank
+        if rank < NUM_RANKS:
+            for seat in range(max_players):
+                top = layout["pile_top"].start + seat * PILE_TOP_SLOTS + rank
+                first[rank, 4 + seat] = top
+                first[rank, 4 + max_players + seat] = top
+                second[rank, 4 + max_players + seat] = layout["pile_size"].start + seat
+        else:
+            first[rank, -1] = FEATURE_ONE
+    return first, second
+
+
+RANK_FREE_BLOCKS = ("pile_size", "hand_size", "present", "dealer", "to_act", "deck", "rules")
+"""Blocks that say nothing about particular ranks (the rank network's context reads these)."""
+
+
+def rank_context_index(max_players: int) -> np.ndarray:
+    """int64[C]: the observation entries that name no rank: `RANK_FREE_BLOCKS` and each pile's "empty" slot.
+
+    The rank network's context reads only these, so relabelling the ranks of
+    a position relabels its logits and leaves its value unchanged.
+    """
+    layout = observation_layout(max_players)
+    empty = [layout["pile_top"].start + seat * PILE_TOP_SLOTS + EMPTY_SLOT for seat in range(max_players)]
+    blocks = [np.arange(layout[name].start, layout[name].stop) for name in RANK_FREE_BLOCKS]
+    return np.concatenate([np.array(empty, dtype=np.int64), *blocks]).astype(np.int64)
+
+
+def extended_index(index: np.ndarray, obs_size: int) -> np.ndarray:
+    """`rank_feature_index` entries as columns of ``[obs, 0, 1]`` (the observation with two constant columns)."""
+    return np.where(index == FEATURE_ZERO, obs_size, np.where(index == FEATURE_ONE, obs_size + 1, index))
+
+
+def action_repadding_index(num_players: int, from_players: int, to_players: int) -> np.ndarray:
+    """For each action index of a ``to_players``-padded space, the same move's index in a ``from_players`` one (-1: none)."""
+    from_targets, to_targets = TARGET_PILE_OFFSET + from_players, TARGET_PILE_OFFSET + to_players
+    index = np.full(NUM_KINDS * to_targets, -1, dtype=np.int64)
+    usable_targets = TARGET_PILE_OFFSET + min(num_players, from_players, to_players)
+    for kind in range(NUM_KINDS):
+        for target in range(usable_targets):
+            index[action_index(kind, target, to_targets)] = action_index(kind, target, from_targets)
+    return index
