@@ -1,12 +1,13 @@
 """rouba_env: rouba-monte ("steal the pile") for reinforcement learning.
 
-Layers: `rouba_env.rules` (the pure reference engine) <-
-`rouba_env.encoding` (observations, actions) <- `rouba_env.envs` (PettingZoo
-AEC, Gymnasium) and `rouba_env.batched` (the batched engine) <-
-`rouba_env.players` and `rouba_env.evaluation` <- the trainer
-(`rouba_training`) <- `rouba_env.cli`. The one arrow the other way:
-`SingleAgentEnv` seats opponents, so it uses the `Policy` protocol and turns
-specs into players. Nothing here needs torch: checkpoints play in numpy.
+Layers, each importing only from those before it: `rouba_env.rules` (the
+pure reference engine) <- `rouba_env.encoding` (observations, actions) <-
+`rouba_env.table` (one game, its seats and the illegal-action rule) and
+`rouba_env.batched` (the batched engine) <- `rouba_env.players` <-
+`rouba_env.envs` (PettingZoo AEC, Gymnasium) and `rouba_env.evaluation` <-
+`rouba_env.web` and `rouba_env.rllib` <- `rouba_env.cli`. The trainer
+(`rouba_training`) imports this package, never the reverse. Nothing here
+needs torch: checkpoints play in numpy.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _package_version

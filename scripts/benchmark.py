@@ -1,9 +1,9 @@
 #!/usr/bin/env python
-"""Thin wrapper of ``rouba-benchmark`` (see `rouba_env.cli.benchmark`)."""
+"""Thin wrapper of ``rouba-benchmark`` (see `rouba_training.benchmark`)."""
 
 import sys
 
-from rouba_env.cli.benchmark import main
+from rouba_training.benchmark import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,9 @@
 #!/usr/bin/env python
-"""Thin wrapper of ``rouba-train`` (see `rouba_env.cli.train`): train a policy by PPO self-play."""
+"""Thin wrapper of ``rouba-train`` (see `rouba_training.cli`): train a policy by PPO self-play."""
 
 import sys
 
-from rouba_env.cli.train import main
+from rouba_training.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

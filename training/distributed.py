@@ -35,6 +35,7 @@ import torch
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.evaluation.distributed import import_ray
 from rouba_training.network import make_network
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
@@ -48,15 +49,6 @@ ACTOR_CPUS = 1
 """Logical CPUs each rollout actor asks Ray for (its torch uses one thread)."""
 ACTOR_NAME = "rouba-rollout-{index}"
 """Ray actor name of rollout actor ``index`` (in the run's namespace), so tools can find it."""
-
-
-def import_ray():
-    """The ``ray`` module, or a clear error saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError('--ray needs Ray: pip install -e ".[ray]"') from None
-    return ray
 
 
 def split_slots(num_envs: int, workers: int) -> list[int]:

@@ -6,6 +6,8 @@ and registering it in `SECTIONS`):
 * ``aec_wrapped``: ``rouba_env.env()`` (PettingZoo, order-enforcing wrapper);
 * ``aec_raw``: ``rouba_env.raw_env()``;
 * ``engine``: the reference engine alone (``new_game`` / ``legal_moves`` / ``apply_move``);
+* ``sb3``: sb3-contrib's MaskablePPO on ``RoubaMonte-v0``, for comparison (when installed);
+* ``trainer``: added by the trainer (`rouba_training.benchmark`, the ``rouba-benchmark`` command);
 * ``vector``: `rouba_env.batched.game.VectorGame` at several batch sizes.
   Actions are drawn with ``VectorGame.random_actions`` (one batched pass over
   the masks); ``steps_per_s`` includes that cost, ``step_only_per_s`` leaves it
@@ -35,7 +37,6 @@ import json
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -49,8 +50,6 @@ from rouba_env.rules import engine
 from rouba_env.rules.config import PRESET_FIELDS, preset
 
 DEFAULT_JSON = "scripts/results/results.json"
-PRE_REFACTOR_COMMIT = "fc2dfe3b3eacf33486cddf095945c3c86ebec586"
-"""The last commit before the layout refactor (0.1.0's code with the golden tests): the baseline section's default."""
 SCHEMA_VERSION = 1
 
 
@@ -236,38 +235,6 @@ def bench_vector(args) -> list[dict]:
     return rows
 
 
-TRAINER_NETWORKS = {"rank": {}, "mlp": {"architecture": "mlp", "hidden_sizes": (256, 256)}}
-"""The trainer section's networks: the default (rank) and 0.2.0's MLP, measured alternately in one run."""
-
-
-def bench_trainer(args) -> list[dict]:
-    """Our PPO trainer's learner steps/s (collection on the batched engine plus updates), default settings.
-
-    The default rank network and 0.2.0's MLP run alternately, so their ratio shares the machine's load.
-    """
-    import torch
-
-    from rouba_training.config import TrainConfig
-    from rouba_training.train import train
-
-    torch.set_num_threads(1)
-    steps = 30_000 if args.quick else args.trainer_steps
-    runs: dict[str, list[dict]] = {name: [] for name in TRAINER_NETWORKS}
-    for index in range(1 if args.quick else args.trainer_repeats):
-        for name, network in TRAINER_NETWORKS.items():
-            with tempfile.TemporaryDirectory() as run_dir:
-                config = TrainConfig(run_dir=run_dir, seed=args.seed + index, total_steps=steps, eval_interval=0,
-                                     final_eval_games=0, progress=False, torch_threads=1, **network,
-                                     **({"num_envs": 64} if args.quick else {}))
-                final = train(config, command="benchmark")
-            runs[name].append({"steps_per_s": final["learner_steps_per_second"], "games_per_s": None,
-                               "steps": final["learner_steps"], "seconds": final["seconds_training"]})
-    rank, mlp = summarize(runs["rank"]), summarize(runs["mlp"])
-    return [{"variant": "training/ PPO, default config (rank network)", **rank,
-             "ratio_to_mlp": rank["steps_per_s"] / mlp["steps_per_s"]},
-            {"variant": "training/ PPO, default config with 0.2.0's MLP (256-256)", **mlp}]
-
-
 def bench_sb3(args) -> list[dict]:
     """sb3-contrib MaskablePPO's learner steps/s on RoubaMonte-v0 (against random), for comparison."""
     try:
@@ -291,114 +258,28 @@ def bench_sb3(args) -> list[dict]:
     return [{"variant": "sb3-contrib MaskablePPO, defaults", **summarize(runs)}]
 
 
-# The probe repeats `_aec_rows`' loop on purpose: it runs against an older source tree, which has no
-# rouba_env.cli.benchmark to import it from, so it may use only what every version offers.
-BASELINE_PROBE = r"""
-import json, sys, time
-import numpy as np
-import rouba_env
-try:
-    from rouba_env import VectorGame
-except ImportError:  # before the layout refactor
-    from rouba_env.vector import VectorGame
-steps_wanted, batch, seed, vector_steps = (int(value) for value in sys.argv[1:5])
-rng = np.random.default_rng(seed)
-env = rouba_env.env()
-env.reset(seed=seed)
-steps, started = 0, time.process_time()
-while steps < steps_wanted:
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            action = None
-        else:
-            legal = np.flatnonzero(obs["action_mask"])
-            action = int(legal[rng.integers(len(legal))])
-            steps += 1
-        env.step(action)
-    env.reset()
-aec = steps / (time.process_time() - started)
-game = VectorGame(rouba_env.preset("standard"), batch, seed=seed)
-game.reset()
-actions = game.random_actions(rng)
-game.step(actions)
-calls, started = 0, time.process_time()
-while calls * batch < vector_steps:
-    game.random_actions(rng, out=actions)
-    game.step(actions)
-    calls += 1
-print(json.dumps({"aec_wrapped": aec, "vector": calls * batch / (time.process_time() - started),
-                  "source": rouba_env.__file__}))
-"""
-"""Measures ``rouba_env.env()`` and a `VectorGame` with whatever ``rouba_env`` is first on the path."""
-
-
-def bench_baseline(args) -> list[dict]:
-    """This tree against an older commit (``--baseline-ref``) in the same run: AEC and batched steps/s.
-
-    The old source is taken with ``git archive``; each round runs one probe
-    process per tree, pinned to the same core, the order swapped every round;
-    rates are steps per second of the probe's own CPU time (a shared machine's
-    other work does not count against either side); medians and the ratio
-    (this tree / baseline) are reported.
-    """
-    import subprocess
-
-    root = Path(__file__).resolve().parents[2]
-    with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", args.baseline_ref],
-                                 capture_output=True)
-        if archive.returncode != 0:
-            print(f"[benchmark] baseline skipped: git cannot archive {args.baseline_ref!r} "
-                  f"({archive.stderr.decode().strip()[:200]})", file=sys.stderr)
-            return []
-        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
-        trees = {"baseline": folder, "current": str(root)}
-        runs: dict[str, list[dict]] = {name: [] for name in trees}
-        steps, batch = args.env_steps, args.baseline_batch
-        for round_index in range(args.repeats):
-            order = list(trees.items()) if round_index % 2 == 0 else list(trees.items())[::-1]
-            for name, tree in order:  # alternate who goes first, so that drifts of the machine cancel
-                environment = dict(os.environ, PYTHONPATH=tree)
-                probe = subprocess.run([sys.executable, "-c", BASELINE_PROBE, str(steps), str(batch), str(args.seed),
-                                        str(args.steps)],
-                                       capture_output=True, text=True, env=environment, cwd=tree, check=True)
-                result = json.loads(probe.stdout.strip().splitlines()[-1])
-                if not result["source"].startswith(tree):
-                    raise RuntimeError(f"the {name} probe imported rouba_env from {result['source']}, not {tree}")
-                runs[name].append(result)
-    rows = []
-    for measure, label in (("aec_wrapped", "rouba_env.env()"), ("vector", f"VectorGame B={batch}")):
-        medians = {name: statistics.median(run[measure] for run in runs[name]) for name in trees}
-        rows.append({"variant": f"{label}: current vs {args.baseline_ref}", "steps_per_s": medians["current"],
-                     "baseline_steps_per_s": medians["baseline"], "ratio": medians["current"] / medians["baseline"],
-                     "runs": [{"baseline": b[measure], "current": c[measure], "steps": steps}
-                              for b, c in zip(runs["baseline"], runs["current"])]})
-    return rows
-
-
 SECTIONS: dict[str, Callable] = {
     "aec_wrapped": bench_aec_wrapped,
     "aec_raw": bench_aec_raw,
     "engine": bench_engine,
     "vector": bench_vector,
-    "trainer": bench_trainer,
     "sb3": bench_sb3,
-    "baseline": bench_baseline,
 }
-"""Section name -> function(args) returning rows (dicts with ``variant``, ``steps_per_s``, ``games_per_s``)."""
-DEFAULT_SECTIONS = [name for name in SECTIONS if name != "baseline"]
-"""Sections run without ``--only``; the comparison with an older commit is asked for by name."""
+"""Section name -> function(args) returning rows (dicts with ``variant``, ``steps_per_s``, ``games_per_s``).
+
+The trainer adds its own section (``trainer``) when the command runs as ``rouba-benchmark``
+(`rouba_training.benchmark`), so this package never imports the trainer."""
 
 
 # ------------------------------------------------------------------- main
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def parse_args(argv=None, sections: dict[str, Callable] | None = None) -> argparse.Namespace:
+    sections = sections or SECTIONS
     parser = argparse.ArgumentParser(prog="rouba-benchmark", description=__doc__.split("\n\n")[0],
                                      formatter_class=HelpWithDefaults)
-    parser.add_argument("--only", nargs="+", choices=sorted(SECTIONS), metavar="SECTION", default=None,
-                        help=f"run only these sections ({', '.join(SECTIONS)}; default: every one but baseline)")
+    parser.add_argument("--only", nargs="+", choices=sorted(sections), metavar="SECTION", default=None,
+                        help=f"run only these sections ({', '.join(sections)}; default: every one)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (the median is reported)")
     parser.add_argument("--steps", type=int, default=2_000_000,
                         help="VectorGame: game steps (all slots together) per run")
@@ -415,9 +296,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--trainer-steps", type=int, default=600_000, help="trainer: learner steps per run")
     parser.add_argument("--sb3-steps", type=int, default=10_240, help="sb3: MaskablePPO steps per run")
     parser.add_argument("--trainer-repeats", type=int, default=3, help="trainer and sb3: runs (median reported)")
-    parser.add_argument("--baseline-ref", default=PRE_REFACTOR_COMMIT,
-                        help="baseline section: the git commit or tag to compare this tree with")
-    parser.add_argument("--baseline-batch", type=int, default=4096, help="baseline section: VectorGame batch size")
     parser.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,
                         help="tiny budgets: a smoke run of every section")
     args = parser.parse_args(argv)
@@ -461,15 +339,17 @@ def write_json_atomically(path: Path, data: dict) -> None:
     write_atomically(path, json.dumps(data, indent=2) + "\n")
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
+def main(argv=None, extra_sections: dict[str, Callable] | None = None) -> int:
+    """Run the benchmark; ``extra_sections`` (name -> function(args)) join `SECTIONS` (the trainer's, say)."""
+    sections = {**SECTIONS, **(extra_sections or {})}
+    args = parse_args(argv, sections)
     pinned = pin_to_one_core(args.cpu)
-    names = args.only or DEFAULT_SECTIONS
+    names = args.only or list(sections)
     started = time.perf_counter()
     results: dict[str, list[dict]] = {}
     for name in names:
         print(f"[benchmark] {name} ...", file=sys.stderr, flush=True)
-        results[name] = SECTIONS[name](args)
+        results[name] = sections[name](args)
     settings = {k: v for k, v in vars(args).items() if k != "json"}
     data = {
         "schema": SCHEMA_VERSION,

@@ -15,7 +15,6 @@ from rouba_env.players.checkpoint import (
     MAX_METADATA_BYTES,
     SHIPPED_DIR,
     CheckpointError,
-    expected_shapes,
     write_checkpoint,
 )
 from rouba_env.players.network import load_policy

@@ -7,6 +7,9 @@ import sys
 import pytest
 
 COMMANDS = ("train", "evaluate", "play", "benchmark")
+MODULES = {"train": "rouba_training.cli", "evaluate": "rouba_env.cli.evaluate", "play": "rouba_env.cli.play",
+           "benchmark": "rouba_training.benchmark"}
+"""Where each command's code lives (the trainer's commands in the trainer's package)."""
 
 
 def parsers():
@@ -60,17 +63,39 @@ def test_players_help_lists_the_known_specs():
 @pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_each_command_runs_as_script_and_as_module(command):
-    for line in ([f"rouba-{command}", "--help"], [sys.executable, "-m", f"rouba_env.{command}", "--help"],
-                 [sys.executable, "-m", "rouba_env", command, "--help"],
-                 [sys.executable, "-m", f"rouba_env.cli.{command}", "--help"]):
+    for line in ([f"rouba-{command}", "--help"], [sys.executable, "-m", "rouba_env", command, "--help"],
+                 [sys.executable, "-m", MODULES[command], "--help"]):
         result = subprocess.run(line, capture_output=True, text=True, timeout=120)
         assert result.returncode == 0 and f"rouba-{command}" in result.stdout, (line, result.stderr)
-    bad = subprocess.run([sys.executable, "-m", "rouba_env", "nonsense"], capture_output=True, text=True)
+
+
+def test_python_m_rouba_env_lists_the_commands():
+    from rouba_env.__main__ import COMMANDS as LISTED, main
+
+    assert set(LISTED) == set(COMMANDS)
+    bare = subprocess.run([sys.executable, "-m", "rouba_env"], capture_output=True, text=True, timeout=120)
+    assert bare.returncode == 2 and all(f"  {name} " in bare.stderr for name in COMMANDS), bare.stderr
+    bad = subprocess.run([sys.executable, "-m", "rouba_env", "nonsense"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown command 'nonsense'" in bad.stderr
+    assert main(["--help"]) == 0
 
 
-def test_importing_the_evaluate_module_keeps_the_function_callable():
+def test_rouba_env_never_imports_the_trainer():
+    """The package boundary runs one way: rouba_training imports rouba_env, never the reverse (not even lazily)."""
+    import ast
+    from pathlib import Path
+
     import rouba_env
-    import rouba_env.evaluate  # noqa: F401  (puts the module under the function's name)
 
-    assert len(rouba_env.evaluate(["random", "greedy"], games=2).records) == 2
+    offenders = []
+    for path in Path(rouba_env.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(name.split(".")[0] == "rouba_training" for name in names):
+                offenders.append(f"{path.name}:{node.lineno}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                    node.value.startswith("rouba_training") or "import rouba_training" in node.value
+                    or "from rouba_training" in node.value):  # importlib names and code in strings
+                offenders.append(f"{path.name}:{node.lineno} (in a string)")
+    assert not offenders, offenders

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from rouba_env import preset
-from rouba_env.cli.train import main as train_main
+from rouba_training.cli import main as train_main
 from rouba_env.players.registry import make_policy
 from rouba_training.config import TrainConfig, config_from_args, load_toml
 from rouba_training.run_folder import RunFolderError, policy_update
@@ -60,7 +60,7 @@ def assert_consistent(run_dir: Path) -> dict:
 
 
 def start(run_dir: Path, *extra: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", "rouba_env.cli.train", "--run-dir", str(run_dir), "--total-steps", "10000000",
+    command = [sys.executable, "-m", "rouba_training.cli", "--run-dir", str(run_dir), "--total-steps", "10000000",
                "--checkpoint-interval", "3", *TINY_FLAGS, *extra]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -120,7 +120,7 @@ def test_sigkill_at_any_point_then_resume_leaves_a_consistent_folder(tmp_path, k
     saved = torch.load(run_dir / "checkpoint.pt", weights_only=True)
     assert written - saved["update"] <= 3, "at most one checkpoint interval (3 updates) is lost"
     target = saved["learner_steps"] + 300
-    resumed = subprocess.run([sys.executable, "-m", "rouba_env.cli.train", "--resume", "--run-dir", str(run_dir),
+    resumed = subprocess.run([sys.executable, "-m", "rouba_training.cli", "--resume", "--run-dir", str(run_dir),
                               "--total-steps", str(target)], cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert resumed.returncode == 0, resumed.stderr
     assert f"total_steps: 10000000 -> {target}" in resumed.stdout, "the changed setting is shown as old -> new"

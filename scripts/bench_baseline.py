@@ -1,0 +1,135 @@
+#!/usr/bin/env python
+"""This tree against an older commit in the same run: ``rouba_env.env()`` and `VectorGame` steps/s, and their ratio.
+
+    python scripts/bench_baseline.py --ref 52bf126            # the check of a refactor: ratio >= 0.95
+    python scripts/bench_baseline.py --ref v0.2.0 --repeats 9 --json scripts/results/baseline.json
+
+Each round runs one probe process per tree, pinned to the same core, the order
+swapped every round; rates are steps per second of the probe's own CPU time, so
+other work on a shared machine counts against neither side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rouba_env.cli.benchmark import pin_to_one_core, print_table
+from rouba_env.files import write_atomically
+
+# The probe repeats the benchmark's AEC loop on purpose: it runs against older source trees too, so it
+# may use only what every version offers.
+BASELINE_PROBE = r"""
+import json, sys, time
+import numpy as np
+import rouba_env
+try:
+    from rouba_env import VectorGame
+except ImportError:  # before the layout refactor
+    from rouba_env.vector import VectorGame
+steps_wanted, batch, seed, vector_steps = (int(value) for value in sys.argv[1:5])
+rng = np.random.default_rng(seed)
+env = rouba_env.env()
+env.reset(seed=seed)
+steps, started = 0, time.process_time()
+while steps < steps_wanted:
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+            steps += 1
+        env.step(action)
+    env.reset()
+aec = steps / (time.process_time() - started)
+game = VectorGame(rouba_env.preset("standard"), batch, seed=seed)
+game.reset()
+actions = game.random_actions(rng)
+game.step(actions)
+calls, started = 0, time.process_time()
+while calls * batch < vector_steps:
+    game.random_actions(rng, out=actions)
+    game.step(actions)
+    calls += 1
+print(json.dumps({"aec_wrapped": aec, "vector": calls * batch / (time.process_time() - started),
+                  "source": rouba_env.__file__}))
+"""
+"""Measures ``rouba_env.env()`` and a `VectorGame` with whatever ``rouba_env`` is first on the path."""
+
+
+def compare(args) -> list[dict]:
+    """This tree against an older commit (``--baseline-ref``) in the same run: AEC and batched steps/s.
+
+    The old source is taken with ``git archive``; each round runs one probe
+    process per tree, pinned to the same core, the order swapped every round;
+    rates are steps per second of the probe's own CPU time (a shared machine's
+    other work does not count against either side); medians and the ratio
+    (this tree / baseline) are reported.
+    """
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", args.baseline_ref],
+                                 capture_output=True)
+        if archive.returncode != 0:
+            print(f"[benchmark] baseline skipped: git cannot archive {args.baseline_ref!r} "
+                  f"({archive.stderr.decode().strip()[:200]})", file=sys.stderr)
+            return []
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        trees = {"baseline": folder, "current": str(root)}
+        runs: dict[str, list[dict]] = {name: [] for name in trees}
+        steps, batch = args.env_steps, args.baseline_batch
+        for round_index in range(args.repeats):
+            order = list(trees.items()) if round_index % 2 == 0 else list(trees.items())[::-1]
+            for name, tree in order:  # alternate who goes first, so that drifts of the machine cancel
+                environment = dict(os.environ, PYTHONPATH=tree)
+                probe = subprocess.run([sys.executable, "-c", BASELINE_PROBE, str(steps), str(batch), str(args.seed),
+                                        str(args.steps)],
+                                       capture_output=True, text=True, env=environment, cwd=tree, check=True)
+                result = json.loads(probe.stdout.strip().splitlines()[-1])
+                if not result["source"].startswith(tree):
+                    raise RuntimeError(f"the {name} probe imported rouba_env from {result['source']}, not {tree}")
+                runs[name].append(result)
+    rows = []
+    for measure, label in (("aec_wrapped", "rouba_env.env()"), ("vector", f"VectorGame B={batch}")):
+        medians = {name: statistics.median(run[measure] for run in runs[name]) for name in trees}
+        rows.append({"variant": f"{label}: current vs {args.baseline_ref}", "steps_per_s": medians["current"],
+                     "baseline_steps_per_s": medians["baseline"], "ratio": medians["current"] / medians["baseline"],
+                     "runs": [{"baseline": b[measure], "current": c[measure], "steps": steps}
+                              for b, c in zip(runs["baseline"], runs["current"])]})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ref", required=True, help="git commit or tag to compare this tree with")
+    parser.add_argument("--repeats", type=int, default=7, help="rounds (medians are reported)")
+    parser.add_argument("--env-steps", type=int, default=20_000, help="AEC steps per probe")
+    parser.add_argument("--steps", type=int, default=2_000_000, help="VectorGame steps per probe")
+    parser.add_argument("--baseline-batch", type=int, default=4096, help="VectorGame batch size")
+    parser.add_argument("--seed", type=int, default=0, help="seed of deals and random actions")
+    parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    args.baseline_ref = args.ref
+    pin_to_one_core(None)
+    rows = compare(args)
+    if not rows:
+        return 2
+    print_table({"baseline": rows})
+    if args.json is not None:
+        write_atomically(args.json, json.dumps({"ref": args.ref, "rows": rows}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
