@@ -13,7 +13,7 @@ rouba_env can play, the tensor names, dtypes and shapes in the safetensors
 header against the sizes the metadata promises, and finally that every weight
 is finite. A crafted or damaged checkpoint fails at once with a
 `CheckpointError` that says what is wrong. Shipped checkpoints (``2p``,
-``mixed``) live in the package's ``checkpoints/`` folder.
+``mixed``) live in the repository's top-level ``checkpoints/`` folder, installed into the package.
 """
 
 from __future__ import annotations
@@ -35,7 +35,18 @@ WEIGHTS_FILE = "model.safetensors"
 METADATA_FILE = "metadata.json"
 CHECKPOINT_FORMAT = "rouba_env-policy-1"
 """Identifies our metadata files; bumped if their meaning changes."""
-SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+SHIPPED_FOLDERS = (PACKAGE_DIR / "checkpoints", PACKAGE_DIR.parent / "checkpoints")
+"""Where the shipped policies are: inside the installed package (the wheel maps the repository's top-level
+``checkpoints/`` there), else in the source tree's top-level ``checkpoints/`` (a clone, an editable install)."""
+
+
+def shipped_dir() -> Path:
+    """The folder of the shipped checkpoints (see `SHIPPED_FOLDERS`)."""
+    for folder in SHIPPED_FOLDERS:
+        if folder.is_dir():
+            return folder
+    return SHIPPED_FOLDERS[0]
 SHIPPED_ALIASES = {"3p": "mixed", "4p": "mixed"}
 """Shipped names served by another shipped policy (one network plays 2, 3 and 4 players)."""
 MAX_METADATA_BYTES = 256 * 1024
@@ -68,7 +79,7 @@ def resolve_checkpoint(path_or_name: str | Path) -> Path:
         path = path.parent
     if path.is_dir():
         return path
-    shipped = SHIPPED_DIR / SHIPPED_ALIASES.get(str(path_or_name), str(path_or_name))
+    shipped = shipped_dir() / SHIPPED_ALIASES.get(str(path_or_name), str(path_or_name))
     if str(path_or_name) in shipped_names() and shipped.is_dir():
         return shipped
     raise FileNotFoundError(f"no checkpoint at {str(path_or_name)!r}: not a folder or file, nor a shipped checkpoint "
@@ -77,7 +88,8 @@ def resolve_checkpoint(path_or_name: str | Path) -> Path:
 
 def shipped_names() -> list[str]:
     """Names that `load_policy` finds without a path."""
-    names = sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / METADATA_FILE).is_file()) if SHIPPED_DIR.is_dir() else []
+    folder = shipped_dir()
+    names = sorted(p.name for p in folder.iterdir() if (p / METADATA_FILE).is_file()) if folder.is_dir() else []
     return names + sorted(SHIPPED_ALIASES)
 
 

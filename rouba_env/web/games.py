@@ -21,7 +21,7 @@ import numpy as np
 
 from rouba_env.encoding.actions import describe_move
 from rouba_env.evaluation.records import RECORD_SUFFIX, ReplayRecord, write_record
-from rouba_env.players.checkpoint import METADATA_FILE, SHIPPED_ALIASES, SHIPPED_DIR, shipped_names
+from rouba_env.players.checkpoint import METADATA_FILE, SHIPPED_ALIASES, shipped_dir, shipped_names
 from rouba_env.players.registry import BUILTIN_PLAYERS, make_policy, parse_spec
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, make_rules
@@ -67,7 +67,7 @@ def available_checkpoints(folder: "Path | None") -> dict[str, Path]:
     """
     names = {}
     for name in shipped_names():
-        names[name] = SHIPPED_DIR / SHIPPED_ALIASES.get(name, name)
+        names[name] = shipped_dir() / SHIPPED_ALIASES.get(name, name)
     if folder is not None:
         for child in sorted(folder.iterdir()):
             if (child.is_dir() and not child.is_symlink() and SHIPPED_CHECKPOINT_PATTERN.match(child.name)

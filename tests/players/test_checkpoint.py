@@ -13,7 +13,7 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.checkpoint import (
     MAX_METADATA_BYTES,
-    SHIPPED_DIR,
+    shipped_dir,
     CheckpointError,
     write_checkpoint,
 )
@@ -142,10 +142,10 @@ def test_load_errors_say_what_is_wrong(saved):
 
 
 def test_shipped_checkpoints_load_and_play():
-    names = sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / "metadata.json").exists())
+    names = sorted(p.name for p in shipped_dir().iterdir() if (p / "metadata.json").exists())
     assert names == ["2p", "mixed"]
     for name in names:
-        meta = json.loads((SHIPPED_DIR / name / "metadata.json").read_text())
+        meta = json.loads((shipped_dir() / name / "metadata.json").read_text())
         rules = preset("standard", num_players=min(meta["max_players"], 2))
         policy = make_policy(f"checkpoint:{name}", rules)
         state = new_game(rules, np.random.default_rng(0))
