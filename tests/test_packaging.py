@@ -65,3 +65,10 @@ def test_the_wheel_in_a_fresh_venv(tmp_path):
     assert game.returncode == 0 and "cards" in game.stdout, game.stderr
     train = subprocess.run([str(bin_dir / "rouba-train")], capture_output=True, text=True, cwd=elsewhere)
     assert train.returncode == 2 and 'pip install "rouba_env[train]"' in train.stderr
+
+
+@pytest.mark.parametrize("missing", ["torch", "ray"])
+def test_rllib_support_without_its_extra_names_the_extra(missing):
+    blocked = f"import sys; sys.modules[{missing!r}] = None\ntry:\n    import rouba_env.rllib\nexcept ImportError as e:\n    print(e)"
+    result = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
+    assert 'needs the ray extra: pip install "rouba_env[ray]"' in result.stdout, result.stderr

@@ -1,0 +1,151 @@
+"""Self-play on RLlib: who sits where, the pool of past selves, and an RLlib module as a project player."""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.rllib.env import ACTION_MASK, OBSERVATIONS, RoubaMultiAgentEnv, seat_of
+from rouba_env.rllib.modules import DEFAULT_HIDDEN_SIZES, MaskedPPOTorchRLModule, scripted_module_spec
+from rouba_env.rules.config import RulesConfig
+
+LEARNER_MODULE = "main"
+"""Module id of the policy being trained."""
+SNAPSHOT_PREFIX = "main_v"
+"""Module ids of frozen past selves: main_v1, main_v2, ..."""
+SCRIPTED_PREFIX = "scripted_"
+"""Module ids of scripted players: scripted_greedy, ..."""
+
+
+def opponent_mapping(num_players: int, opponents: Sequence[str], learner: str = LEARNER_MODULE) -> Callable:
+    """agent -> module for self-play: per episode one seat is ``learner``, the rest one opponent module.
+
+    The seat and the opponent follow from a hash of the episode id, so every
+    agent of an episode agrees; ``opponents`` may include ``learner`` itself
+    (pure self-play).
+    """
+    if not opponents:
+        raise ValueError("opponent_mapping needs at least one opponent module id")
+    opponents = list(opponents)
+
+    def mapping(agent, episode, **kwargs) -> str:
+        draw = zlib.crc32(str(episode.id_).encode())
+        if seat_of(agent) == draw % num_players:
+            return learner
+        return opponents[(draw // num_players) % len(opponents)]
+
+    return mapping
+
+
+class SelfPlayPool(RLlibCallback):
+    """Every ``interval`` training iterations, freeze a copy of the learner into the opponent pool.
+
+    The pool holds the scripted modules plus up to ``pool_size`` snapshots
+    (``main_v1``, ``main_v2``, ...; the oldest is removed first) and the
+    learner itself; the mapping is replaced with one over the new pool.
+    """
+
+    def __init__(self, num_players: int, scripted: Sequence[str], interval: int = 1, pool_size: int = 4):
+        super().__init__()
+        if interval < 1 or pool_size < 1:
+            raise ValueError(f"interval and pool_size must be at least 1, got {interval} and {pool_size}")
+        self.num_players = num_players
+        self.scripted = [SCRIPTED_PREFIX + spec for spec in scripted]
+        self.interval = interval
+        self.pool_size = pool_size
+        self.snapshots: list[str] = []
+        self.added = 0
+
+    def opponents(self) -> list[str]:
+        return [LEARNER_MODULE, *self.scripted, *self.snapshots]
+
+    def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs) -> None:
+        if algorithm.iteration % self.interval:
+            return
+        self.added += 1
+        module_id = f"{SNAPSHOT_PREFIX}{self.added}"
+        learner_state = algorithm.learner_group.get_state(
+            components=f"learner/rl_module/{LEARNER_MODULE}")["learner"]["rl_module"][LEARNER_MODULE]
+        self.snapshots.append(module_id)
+        dropped = self.snapshots.pop(0) if len(self.snapshots) > self.pool_size else None
+        mapping = opponent_mapping(self.num_players, self.opponents())
+        algorithm.add_module(module_id=module_id,
+                             module_spec=RLModuleSpec.from_module(algorithm.get_module(LEARNER_MODULE)),
+                             new_agent_to_module_mapping_fn=mapping)
+        # The learner's current weights into the snapshot, there and in every env runner.
+        algorithm.set_state({"learner_group": {"learner": {"rl_module": {module_id: learner_state}}}})
+        algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: runner.module[module_id].set_state(learner_state), local_env_runner=True)
+        if dropped:
+            algorithm.remove_module(module_id=dropped, new_agent_to_module_mapping_fn=mapping)
+        result["opponent_pool"] = self.opponents()
+
+
+def selfplay_config(num_players: int = 2, scripted: Sequence[str] = ("greedy", "heuristic"),
+                    hidden_sizes: Sequence[int] = DEFAULT_HIDDEN_SIZES, snapshot_interval: int = 1,
+                    pool_size: int = 4, reward: str = "outcome", rules: str | dict = "standard",
+                    num_env_runners: int = 0, train_batch_size: int = 4000, minibatch_size: int = 512,
+                    num_epochs: int = 4, learning_rate: float = 3e-4, seed: int = 0):
+    """A `PPOConfig` for self-play at ``num_players`` seats against past selves and scripted players."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    env_config = {"rules": rules, "num_players": num_players, "reward": reward}
+    RoubaMultiAgentEnv(env_config)  # fail early, here, on bad settings
+    modules = {LEARNER_MODULE: RLModuleSpec(module_class=MaskedPPOTorchRLModule,
+                                            model_config={"hidden_sizes": tuple(hidden_sizes)})}
+    for index, spec in enumerate(scripted):
+        modules[SCRIPTED_PREFIX + spec] = scripted_module_spec(spec, env_config, seed=seed + index)
+    first_opponents = SelfPlayPool(num_players, scripted, snapshot_interval, pool_size).opponents()
+    return (
+        PPOConfig()
+        .environment(RoubaMultiAgentEnv, env_config=env_config)
+        .env_runners(num_env_runners=num_env_runners)
+        .multi_agent(policies=set(modules), policy_mapping_fn=opponent_mapping(num_players, first_opponents),
+                     policies_to_train=[LEARNER_MODULE])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
+        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size,
+                  num_epochs=num_epochs, lr=learning_rate)
+        .callbacks(functools.partial(SelfPlayPool, num_players, tuple(scripted), snapshot_interval, pool_size))
+        .debugging(seed=seed)
+    )
+
+
+# ---------------------------------------------------------------------------
+# An RLlib module as a rouba_env player
+# ---------------------------------------------------------------------------
+
+
+class RLlibPolicy(BasePolicy):
+    """A trained RLlib module (e.g. ``algo.get_module("main")``) as a `Policy` for `rouba_env.evaluate`.
+
+    Samples from the masked logits with the caller's generator, or plays the
+    most likely legal action with ``greedy=True``.
+    """
+
+    def __init__(self, module, rules: RulesConfig, max_players: int | None = None, greedy: bool = False,
+                 name: str = "rllib"):
+        super().__init__(rules, max_players)
+        self.module = module
+        self.greedy = greedy
+        self.name = name
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        legal = check_mask(mask)
+        obs = np.asarray(obs, dtype=np.float32).reshape(len(legal), -1)
+        batch = {Columns.OBS: {OBSERVATIONS: torch.as_tensor(obs),
+                               ACTION_MASK: torch.as_tensor(legal.astype(np.float32))}}
+        with torch.no_grad():
+            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].cpu().numpy()
+        logits = np.where(legal, logits.astype(np.float64), -np.inf)
+        if not self.greedy:
+            logits = logits + rng.gumbel(size=logits.shape)
+        return logits.argmax(axis=1).astype(np.int64)
