@@ -1,7 +1,6 @@
 """Training configuration: one dataclass, read from the command line and from TOML.
 
-Every field has a docstring; `field_docs` reads them from this source so that
-``--help`` shows the same text. Where a setting comes from, lowest first: the
+Every field carries its help text (`setting`), which ``--help`` shows. Where a setting comes from, lowest first: the
 defaults, the saved settings of the run being resumed (``--resume``), a TOML
 file (``--config run.toml``, unknown keys are an error), the command line.
 """
@@ -9,9 +8,7 @@ file (``--config run.toml``, unknown keys are an error), the command line.
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
-import inspect
 import tomllib
 import typing
 from dataclasses import dataclass
@@ -23,100 +20,97 @@ from rouba_env.rules.scoring import REWARD_MODES
 
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
 """Where a best-response probe goes unless run_dir is given."""
+HELP = "help"
+"""Field metadata key of a setting's help text."""
+
+
+def setting(default, help_text: str):
+    """A `TrainConfig` field: its default and the help text that ``--help`` shows."""
+    return dataclasses.field(default=default, metadata={HELP: help_text})
 
 
 @dataclass
 class TrainConfig:
-    """PPO self-play on the batched engine (defaults: the README's 2-player run)."""
+    """PPO self-play on the batched engine (defaults: the README's 2-player run).
 
-    run_dir: str = "runs/default"
-    """Folder for checkpoints, metrics.csv, TensorBoard events and the learning curve."""
-    seed: int = 1
-    """Seeds numpy, torch and the deals: the same seed repeats a run on the same machine."""
-    rules: str = "standard"
-    """Rules preset (standard, take_all, jokers, ...) for every training game."""
-    num_players: tuple[int, ...] = (2,)
-    """Table sizes to train on; several (e.g. 2 3 4) share one network through max_players."""
-    max_players: int = 0
-    """Observation/action padding; 0 means the largest of num_players."""
-    total_steps: int = 3_000_000
-    """Learner decisions to train for (the learner's own turns only)."""
-    num_envs: int = 1024
-    """Games stepped in lockstep per table size."""
-    rollout_steps: int = 48
-    """Engine steps collected per update, before the open games are played to their end."""
-    learning_rate: float = 1e-3
-    """Adam step size, annealed linearly to zero over the run."""
-    gamma: float = 1.0
-    """Discount; games are short and only their result counts."""
-    gae_lambda: float = 0.95
-    """GAE's bias/variance trade-off."""
-    update_epochs: int = 4
-    """Passes over each batch."""
-    minibatch_size: int = 2048
-    """Learner decisions per gradient step."""
-    clip_coef: float = 0.2
-    """PPO's probability-ratio clip."""
-    ent_coef: float = 0.01
-    """Entropy bonus (over legal actions only)."""
-    vf_coef: float = 0.5
-    """Weight of the value loss."""
-    max_grad_norm: float = 0.5
-    """Gradient norm clip."""
-    architecture: str = "rank"
-    """Network: rank (one token per rank slot, the same weights for every rank, with a context of the
-    rank-free entries; see rouba_env.players.network.RankNetwork) or mlp (one MLP over the whole
-    observation, the 0.2.0 network). rank learns more per step (scripts/results/TRAINING_TRIES.md)."""
-    hidden_sizes: tuple[int, ...] = (128, 64)
-    """For architecture rank, (context width, token width); for mlp, the widths of its hidden layers."""
-    reward: str = "margin"
-    """Training reward: margin (own score minus the others' mean, over the cards in play: a denser
-    signal that learns faster), lead (own score minus the best other's: the same with 2 players; at
-    3+ it rewards beating the leader) or outcome (+1/0/-1). Evaluation always reports win rates."""
-    self_play_weight: float = 0.25
-    """Share of games whose other seats are played by the current policy."""
-    past_self_weight: float = 0.15
-    """Share of games against a snapshot of an earlier self from the pool."""
-    scripted_weight: float = 0.6
-    """Share of games against a scripted player from scripted_opponents."""
-    scripted_opponents: tuple[str, ...] = ("heuristic", "greedy")
-    """Player specs of the scripted part of the opponent pool."""
-    best_response: str = ""
-    """Exploitability probe: a player spec (e.g. checkpoint:2p) that a fresh network trains against, alone
-    (no self-play, no snapshots), and is evaluated against; its final win rate says how much a dedicated
-    opponent can exploit that player. Runs best_response_steps unless total_steps is given."""
-    best_response_steps: int = 3_000_000
-    """The probe's fixed budget of learner steps (used when total_steps is left at its default)."""
-    snapshot_interval: int = 20
-    """Updates between snapshots of the learner added to the pool."""
-    pool_size: int = 8
-    """Most past snapshots kept (oldest dropped first)."""
-    eval_interval: int = 100
-    """Updates between evaluations against eval_opponents (0: only at the end)."""
-    eval_games: int = 200
-    """Duplicate-deal games per opponent at each periodic evaluation."""
-    final_eval_games: int = 2000
-    """Duplicate-deal games per opponent at the end (0: skip)."""
-    eval_opponents: tuple[str, ...] = ("random", "greedy", "heuristic")
-    """Players the learner is evaluated against."""
-    checkpoint_interval: int = 20
-    """Updates between checkpoints."""
-    checkpoint_minutes: float = 3.0
-    """Minutes between checkpoints as well (0: by updates only); a kill loses at most this much work."""
-    device: str = "cpu"
-    """Torch device: cpu or cuda."""
-    torch_threads: int = 0
-    """Torch CPU threads; 0 leaves torch's default."""
-    progress: bool = True
-    """Show a progress bar."""
+    Each field's help (``setting(default, help)``) is the text that ``rouba-train --help`` shows."""
+
+    run_dir: str = setting(
+        "runs/default",
+        'Folder for checkpoints, metrics.csv, TensorBoard events and the learning curve.')
+    seed: int = setting(1, 'Seeds numpy, torch and the deals: the same seed repeats a run on the same machine.')
+    rules: str = setting("standard", 'Rules preset (standard, take_all, jokers, ...) for every training game.')
+    num_players: tuple[int, ...] = setting(
+        (2,),
+        'Table sizes to train on; several (e.g. 2 3 4) share one network through max_players.')
+    max_players: int = setting(0, 'Observation/action padding; 0 means the largest of num_players.')
+    total_steps: int = setting(3_000_000, "Learner decisions to train for (the learner's own turns only).")
+    num_envs: int = setting(1024, 'Games stepped in lockstep per table size.')
+    rollout_steps: int = setting(
+        48,
+        'Engine steps collected per update, before the open games are played to their end.')
+    learning_rate: float = setting(1e-3, 'Adam step size, annealed linearly to zero over the run.')
+    gamma: float = setting(1.0, 'Discount; games are short and only their result counts.')
+    gae_lambda: float = setting(0.95, "GAE's bias/variance trade-off.")
+    update_epochs: int = setting(4, 'Passes over each batch.')
+    minibatch_size: int = setting(2048, 'Learner decisions per gradient step.')
+    clip_coef: float = setting(0.2, "PPO's probability-ratio clip.")
+    ent_coef: float = setting(0.01, 'Entropy bonus (over legal actions only).')
+    vf_coef: float = setting(0.5, 'Weight of the value loss.')
+    max_grad_norm: float = setting(0.5, 'Gradient norm clip.')
+    architecture: str = setting(
+        "rank",
+        'Network: rank (one token per rank slot, the same weights for every rank, with a context of the '
+        'rank-free entries; see rouba_env.players.network.RankNetwork) or mlp (one MLP over the whole '
+        'observation, the 0.2.0 network). rank learns more per step (scripts/results/TRAINING_TRIES.md).')
+    hidden_sizes: tuple[int, ...] = setting(
+        (128, 64),
+        'For architecture rank, (context width, token width); for mlp, the widths of its hidden layers.')
+    reward: str = setting(
+        "margin",
+        "Training reward: margin (own score minus the others' mean, over the cards in play: a denser signal "
+        "that learns faster), lead (own score minus the best other's: the same with 2 players; at 3+ it "
+        'rewards beating the leader) or outcome (+1/0/-1). Evaluation always reports win rates.')
+    self_play_weight: float = setting(0.25, 'Share of games whose other seats are played by the current policy.')
+    past_self_weight: float = setting(0.15, 'Share of games against a snapshot of an earlier self from the pool.')
+    scripted_weight: float = setting(0.6, 'Share of games against a scripted player from scripted_opponents.')
+    scripted_opponents: tuple[str, ...] = setting(
+        ("heuristic", "greedy"),
+        'Player specs of the scripted part of the opponent pool.')
+    best_response: str = setting(
+        "",
+        'Exploitability probe: a player spec (e.g. checkpoint:2p) that a fresh network trains against, alone '
+        '(no self-play, no snapshots), and is evaluated against; its final win rate says how much a dedicated '
+        'opponent can exploit that player. Runs best_response_steps unless total_steps is given.')
+    best_response_steps: int = setting(
+        3_000_000,
+        "The probe's fixed budget of learner steps (used when total_steps is left at its default).")
+    snapshot_interval: int = setting(20, 'Updates between snapshots of the learner added to the pool.')
+    pool_size: int = setting(8, 'Most past snapshots kept (oldest dropped first).')
+    eval_interval: int = setting(100, 'Updates between evaluations against eval_opponents (0: only at the end).')
+    eval_games: int = setting(200, 'Duplicate-deal games per opponent at each periodic evaluation.')
+    final_eval_games: int = setting(2000, 'Duplicate-deal games per opponent at the end (0: skip).')
+    eval_opponents: tuple[str, ...] = setting(
+        ("random", "greedy", "heuristic"),
+        'Players the learner is evaluated against.')
+    checkpoint_interval: int = setting(20, 'Updates between checkpoints.')
+    checkpoint_minutes: float = setting(
+        3.0,
+        'Minutes between checkpoints as well (0: by updates only); a kill loses at most this much work.')
+    device: str = setting("cpu", 'Torch device: cpu or cuda.')
+    torch_threads: int = setting(0, "Torch CPU threads; 0 leaves torch's default.")
+    progress: bool = setting(True, 'Show a progress bar.')
     # --- Ray (training/distributed.py; needs the ray extra) ---
-    ray: bool = False
-    """Collect rollouts on Ray actors (a local Ray is started unless ray_address names a cluster)."""
-    ray_address: str = ""
-    """Address of a running Ray cluster to join (e.g. auto or HOST:6379); empty: start a local Ray.
-    Setting it implies ray."""
-    rollout_workers: int = 2
-    """Ray rollout actors; each plays its share of num_envs with a CPU copy of the policy and the pool."""
+    ray: bool = setting(
+        False,
+        'Collect rollouts on Ray actors (a local Ray is started unless ray_address names a cluster).')
+    ray_address: str = setting(
+        "",
+        'Address of a running Ray cluster to join (e.g. auto or HOST:6379); empty: start a local Ray. Setting '
+        'it implies ray.')
+    rollout_workers: int = setting(
+        2,
+        'Ray rollout actors; each plays its share of num_envs with a CPU copy of the policy and the pool.')
 
     def __post_init__(self) -> None:
         check_field_types(self)
@@ -191,24 +185,28 @@ class TrainConfig:
 
 
 def check_field_types(config: "TrainConfig") -> None:
-    """Every field of the type its annotation says (tuples from lists too; ints for floats); ValueError naming it."""
+    """Every field of the type its annotation says (`checked_value`), converted in place."""
+    for field in dataclasses.fields(TrainConfig):
+        setattr(config, field.name, checked_value(field.name, getattr(config, field.name)))
+
+
+def checked_value(name: str, value):
+    """``value`` as field ``name``'s type (tuples from lists too; ints for floats); ValueError naming the field.
+
+    The one type check of every setting, wherever it comes from: Python, a TOML file, flags or a resumed run.
+    """
     import math
 
-    hints = typing.get_type_hints(TrainConfig)
-    for field in dataclasses.fields(TrainConfig):
-        value = getattr(config, field.name)
-        hint = hints[field.name]
-        if typing.get_origin(hint) is tuple:
-            base = typing.get_args(hint)[0]
-            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-                raise ValueError(f"{field.name} must be a list of {base.__name__}, got {value!r}")
-            items = [_checked_item(field.name, item, base) for item in value]
-            setattr(config, field.name, tuple(items))
-        else:
-            setattr(config, field.name, _checked_item(field.name, value, hint))
-        value = getattr(config, field.name)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{field.name} must be a finite number, got {value!r}")
+    hint = typing.get_type_hints(TrainConfig)[name]
+    if typing.get_origin(hint) is tuple:
+        base = typing.get_args(hint)[0]
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise ValueError(f"{name} must be a list of {base.__name__}, got {value!r}")
+        return tuple(_checked_item(name, item, base) for item in value)
+    value = _checked_item(name, value, hint)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return value
 
 
 def _checked_item(name: str, value, kind: type):
@@ -222,16 +220,8 @@ def _checked_item(name: str, value, kind: type):
 
 
 def field_docs() -> dict[str, str]:
-    """Each field's docstring, read from this module's source."""
-    tree = ast.parse(inspect.getsource(TrainConfig))
-    docs, last = {}, None
-    for node in tree.body[0].body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            last = node.target.id
-        elif last and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            docs[last] = inspect.cleandoc(node.value.value)
-            last = None
-    return docs
+    """Each field's help text (from `setting`)."""
+    return {field.name: field.metadata[HELP] for field in dataclasses.fields(TrainConfig)}
 
 
 def _field_kind(field: dataclasses.Field):
@@ -292,16 +282,10 @@ def load_toml(path: Path) -> dict:
     if unknown:
         raise ValueError(f"unknown key(s) {unknown} in {path}; known keys: {sorted(known)}")
     for key, value in data.items():
-        kind, base = _field_kind(known[key])
-        values = value if kind == "tuple" else [value]
-        if kind == "tuple" and not isinstance(value, list):
-            raise ValueError(f"{key} in {path} must be a list, got {value!r}")
-        for item in values:
-            ok = isinstance(item, base) and not (base is not bool and isinstance(item, bool))
-            if base is float and isinstance(item, int) and not isinstance(item, bool):
-                ok = True
-            if not ok:
-                raise ValueError(f"{key} in {path} must be {base.__name__}, got {item!r}")
+        try:
+            data[key] = checked_value(key, value)
+        except ValueError as error:
+            raise ValueError(f"{error} (in {path})") from None
     return data
 
 

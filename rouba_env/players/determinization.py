@@ -46,7 +46,8 @@ class HiddenCardSampler:
     Raises ValueError when the observation cannot come from a game under ``rules``.
     """
 
-    def __init__(self, rules: RulesConfig, obs: np.ndarray, encoder: ObservationEncoder | None = None):
+    def __init__(self, rules: RulesConfig, obs: np.ndarray, encoder: ObservationEncoder | None = None,
+                 passed_steal: float = 1.0):
         encoder = encoder or ObservationEncoder(rules)
         view = encoder.decode(obs)
         if view.batch_size != 1:
@@ -100,6 +101,17 @@ class HiddenCardSampler:
         self.opponents = ([current] if self.flipped is not None else [])
         self.opponents += [s for s in range(n) if s != seat and s not in self.opponents]
         self.hand_sizes = hand_sizes
+        self.passed_steal = float(passed_steal)
+        """Chance that a player who could steal a pile let it be: a sample giving the last mover such a card
+        is kept with this probability (1: every sample kept, no inference from the last move)."""
+        self.last_mover, self.unstolen = NO_SEAT, np.zeros(0, dtype=np.int64)
+        last_mover = (seat - 1) % n
+        dealt_just_now = all(size == rules.hand_size for size in hand_sizes)
+        if (self.passed_steal < 1.0 and not rules.draw_from_deck and current == seat and not dealt_just_now
+                and last_mover in self.opponents):
+            # The last mover held its remaining cards when it chose not to steal any pile it could have taken.
+            self.last_mover = last_mover
+            self.unstolen = np.array(sorted({pile_tops[s] for s in self.nonempty if s != last_mover}), dtype=np.int64)
         self.deck_size = int(view.deck_size[0])
         needed = sum(hand_sizes[s] for s in self.opponents)
         if self.hidden.size - needed != self.deck_size:
@@ -110,6 +122,11 @@ class HiddenCardSampler:
         """One determinization: pile contents, opponents' hands and deck order drawn uniformly."""
         rules, n = self.rules, self.rules.num_players
         hidden = rng.permutation(self.hidden)
+        if self.unstolen.size:
+            start = sum(self.hand_sizes[s] for s in self.opponents[: self.opponents.index(self.last_mover)])
+            while (np.isin(hidden[start : start + self.hand_sizes[self.last_mover]], self.unstolen).any()
+                   and rng.random() >= self.passed_steal):
+                hidden = rng.permutation(self.hidden)
         if self.flipped is not None:
             where = int(np.flatnonzero(hidden == self.flipped)[0])
             hidden[[0, where]] = hidden[[where, 0]]

@@ -69,7 +69,7 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
         "endgame_nodes": int, "max_moves": int, "policy": str}),
     "search": _make_searcher(SearchPolicy, {
         "policy": str, "samples": int, "depth": int, "max_moves": int, "z": float, "endgame_nodes": int,
-        "opponent": str}),
+        "opponent": str, "passed_steal": float}),
     "checkpoint": _make_checkpoint,
 }
 """Every built-in player name and its factory."""

@@ -79,7 +79,8 @@ class SearchPolicy(BasePolicy):
     def __init__(self, rules: RulesConfig, max_players: int | None = None, policy: str = SEARCH_DEFAULT_POLICY,
                  samples: int = SEARCH_DEFAULT_SAMPLES, depth: int = SEARCH_DEFAULT_DEPTH,
                  max_moves: int = SEARCH_DEFAULT_MAX_MOVES, z: float = SEARCH_DEFAULT_Z,
-                 endgame_nodes: int = EXPERT_ENDGAME_NODES, opponent: str = "policy"):
+                 endgame_nodes: int = EXPERT_ENDGAME_NODES, opponent: str = "policy",
+                 passed_steal: float = 1.0):
         super().__init__(rules, max_players)
         counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 0, SEARCH_MAX_DEPTH),
                   ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
@@ -93,6 +94,7 @@ class SearchPolicy(BasePolicy):
             raise ValueError(f"search policy must name a checkpoint (e.g. 2p), got {policy!r}")
         self.samples, self.depth, self.max_moves = int(samples), int(depth), int(max_moves)
         self.z, self.endgame_nodes = float(z), int(endgame_nodes)
+        self.passed_steal = float(passed_steal)
         checkpoint = policy.removeprefix("checkpoint:")
         self.network: NetworkPolicy = load_policy(checkpoint, rules, max_players)
         """Proposes the candidates (at the table's padding)."""
@@ -111,7 +113,7 @@ class SearchPolicy(BasePolicy):
     def move_values(self, obs: np.ndarray, candidates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """float[S, M]: each candidate's (column) leaf value for the searching seat on each determinization (row)."""
         rules = self.rules
-        sampler = HiddenCardSampler(rules, obs, self.encoder)
+        sampler = HiddenCardSampler(rules, obs, self.encoder, passed_steal=self.passed_steal)
         seat = sampler.seat
         states = [sampler.sample(rng) for _ in range(self.samples)]
         count = len(candidates)

@@ -227,7 +227,7 @@ def test_config_errors_and_toml(tmp_path):
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['total_stepz'\]"):
         load_toml(bad)
     bad.write_text('total_steps = "many"\n')
-    with pytest.raises(ValueError, match="total_steps in .* must be int"):
+    with pytest.raises(ValueError, match=r"total_steps must be int, got 'many' \(in .*bad.toml\)"):
         load_toml(bad)
 
 
