@@ -25,13 +25,13 @@ serve the mask and the legality check). Legality is checked here and only here:
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
+from rouba_env.checks import check_choice, check_number, is_int
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.rules import engine, scoring
@@ -49,35 +49,11 @@ class IllegalActionWarning(UserWarning):
     """An illegal action ended a game (``illegal_action="terminate"``)."""
 
 
-def check_choice(name: str, value, choices) -> None:
-    """ValueError naming the option and its allowed values unless ``value`` is one of ``choices``."""
-    if not any(value is choice or (isinstance(value, str) and value == choice) for choice in choices):
-        raise ValueError(f"unknown {name} {value!r}; choose one of {tuple(choices)}")
-
-
-def check_finite(name: str, value) -> float:
-    """``value`` as a float; ValueError unless it is a finite real number."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
-
-
-def as_seed(seed) -> int | None:
-    """A reset seed: None or an int >= 0; anything else (a Generator, a float) is a ValueError."""
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
-    return int(seed)
-
-
 def is_legal_index(action, mask: np.ndarray) -> bool:
     """True when ``action`` is an integer index (not a bool or float) whose entry in ``mask`` is set."""
     if isinstance(action, np.ndarray) and action.shape == ():
         action = action[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    if not is_int(action):
         return False
     return 0 <= int(action) < mask.shape[-1] and bool(mask[int(action)])
 
@@ -114,7 +90,7 @@ class Table:
         self.rules = rules
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.illegal_reward = check_finite("illegal_reward", illegal_reward)
+        self.illegal_reward = check_number("illegal_reward", illegal_reward)
         self.actions = ActionEncoding(rules, max_players)
         self.encoder = ObservationEncoder(rules, max_players)
         self.seats: list = [None] * rules.num_players
@@ -261,7 +237,7 @@ class Table:
     def _legal_move(self, action) -> tuple[engine.Move | None, str]:
         """(the move, "") if ``action`` is a legal action index now, else (None, why not)."""
         if type(action) is not int:  # the common case first; bools, floats and strings are refused
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if not is_int(action):
                 if not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
                     return None, "not an integer action index"
             action = int(action)

@@ -32,6 +32,7 @@ from rouba_env.batched.kernels import (
     PARAM_FIRST_PLAYER, PARAM_HAND_SIZE, PARAM_LEFTOVERS, PARAM_REWARD_MODE, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS,
     PARAM_NUM_TARGETS, PARAM_TABLE_CARDS, PARAM_TAKE_ALL, PARAM_TOTAL_CARDS, RANK_SLOTS,
 )
+from rouba_env.checks import check_flag, check_int
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
 from rouba_env.encoding.observation import RULE_FLAGS, ObservationEncoder
 from rouba_env.rules import engine
@@ -45,14 +46,6 @@ from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
 def _base_ranks(config: RulesConfig) -> np.ndarray:
     """Rank (0..13) of each card of the unshuffled deck `make_deck` (the order `shuffle_order` permutes)."""
     return np.array([rank_of(card) for card in make_deck(config.decks, config.jokers)], dtype=np.int8)
-
-
-def _check_int(name: str, value, low: int | None = None) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    if low is not None and value < low:
-        raise ValueError(f"{name} must be at least {low}, got {value}")
-    return int(value)
 
 
 class VectorGame:
@@ -83,10 +76,9 @@ class VectorGame:
     ):
         if not isinstance(config, RulesConfig):
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
-        self.batch_size = _check_int("batch_size", batch_size, 1)
-        self.seed = _check_int("seed", seed, 0)
-        if not isinstance(auto_reset, (bool, np.bool_)):
-            raise ValueError(f"auto_reset must be True or False, got {auto_reset!r}")
+        self.batch_size = check_int("batch_size", batch_size, 1)
+        self.seed = check_int("seed", seed, 0)
+        check_flag("auto_reset", auto_reset)
         check_reward_mode(reward)
         self.config = config
         self.max_players = resolve_max_players(config, max_players)
@@ -149,7 +141,7 @@ class VectorGame:
         at 0, so ``reset(seed=s)`` replays the deals of ``VectorGame(..., seed=s)``.
         """
         if seed is not None:
-            self.seed = _check_int("seed", seed, 0)
+            self.seed = check_int("seed", seed, 0)
             self._games[:] = 0
         self.rewards[:] = 0.0
         self.done[:] = False

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rouba_env.checks import is_int
 from rouba_env.rules.cards import RANK_NAMES
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.engine import (
@@ -42,8 +43,9 @@ def resolve_max_players(config: RulesConfig, max_players: int | None) -> int:
     """``max_players`` or the table size; an error if it cannot hold the table."""
     if max_players is None:
         return config.num_players
-    if isinstance(max_players, bool) or not isinstance(max_players, int):
+    if not is_int(max_players):
         raise ValueError(f"max_players must be an int or None, got {max_players!r}")
+    max_players = int(max_players)
     if not config.num_players <= max_players <= MAX_PLAYERS:
         raise ValueError(
             f"max_players={max_players} must be between num_players={config.num_players} and {MAX_PLAYERS}"
@@ -98,7 +100,7 @@ class ActionEncoding:
 
     def decode(self, action: int) -> Move:
         """The move of an action index; ValueError for an index outside the space or a padded seat."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not is_int(action):
             raise ValueError(f"action must be an int, got {action!r}")
         action = int(action)
         if not 0 <= action < self.size:

@@ -39,6 +39,7 @@ import numpy as np
 
 from dataclasses import dataclass
 
+from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
 from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
 from rouba_env.rules.config import RulesConfig
@@ -152,7 +153,7 @@ class ObservationEncoder:
         numpy stores would cost more than the whole encoding.
         """
         n = self._num_players
-        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if not is_int(seat) or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
         ranks = RANK_OF_CARD
         hand = [0] * NUM_RANK_SLOTS

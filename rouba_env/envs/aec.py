@@ -17,7 +17,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from rouba_env.envs.render import render_text
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table, as_seed, check_choice
+from rouba_env.checks import as_seed, check_choice
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import NO_SEAT
 

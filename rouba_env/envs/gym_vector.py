@@ -19,13 +19,14 @@ from __future__ import annotations
 import gymnasium
 from gymnasium.vector import AutoresetMode
 
+from rouba_env.checks import check_int
+
 
 def make_vector_env(num_envs: int, asynchronous: bool = False, **env_kwargs) -> gymnasium.vector.VectorEnv:
     """``num_envs`` copies of `SingleAgentEnv(**env_kwargs)`, stepped in this process or in subprocesses."""
     from rouba_env.envs.single_agent import SingleAgentEnv
 
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+    num_envs = check_int("num_envs", num_envs, 1)
     env_kwargs.pop("max_episode_steps", None)  # games always end; gymnasium passes the spec's value (None)
     SingleAgentEnv(**env_kwargs)  # fail here, with our message, on bad arguments
     make_one = lambda: SingleAgentEnv(**env_kwargs)  # noqa: E731

@@ -18,7 +18,8 @@ from gymnasium import spaces
 from rouba_env.envs.aec import RENDER_FPS, RENDER_MODES
 from rouba_env.envs.render import render_text
 from rouba_env.players.base import Policy
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table, as_seed, check_choice
+from rouba_env.checks import as_seed, check_choice, check_flag, check_int
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
 
 OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
@@ -73,14 +74,14 @@ class SingleAgentEnv(gymnasium.Env):
     ):
         self.rules = make_rules(rules, **rule_fields)
         n = self.rules.num_players
-        if isinstance(seat, np.integer):
-            seat = int(seat)
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            raise ValueError(f"seat must be 'random' or an int in 0..{n - 1}, got {seat!r}")
+        if not (isinstance(seat, str) and seat == "random"):
+            try:
+                seat = check_int("seat", seat, 0, n - 1)
+            except ValueError:
+                raise ValueError(f"seat must be 'random' or an int in 0..{n - 1}, got {seat!r}") from None
         self.seat_choice = seat
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
-        if not isinstance(dict_observation, (bool, np.bool_)):
-            raise ValueError(f"dict_observation must be True or False, got {dict_observation!r}")
+        check_flag("dict_observation", dict_observation)
         self.table = Table(self.rules, max_players, reward, illegal_action, illegal_reward)
         self.illegal_action = illegal_action
         self.illegal_reward = self.table.illegal_reward

@@ -40,6 +40,7 @@ import numpy as np
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
+from rouba_env.checks import check_int
 from rouba_env.table import Table
 from rouba_env.evaluation.stats import RATINGS_NEED, PlayerStats, player_stats, rating_table
 
@@ -366,8 +367,7 @@ def evaluate(
         num_players = min(max(MIN_PLAYERS, len(players)), MAX_PLAYERS)
     config = make_rules(rules) if num_players is None else make_rules(rules, num_players=num_players)
     for name, value, minimum in (("games", games, 1), ("workers", workers, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+        check_int(name, value, minimum)
     players, objects = stand_in_names(players)
     if objects and (workers != 1 or chunk_runner is not None):
         raise ValueError("Policy objects are played in this process only: use workers=1, "

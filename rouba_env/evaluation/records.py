@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from rouba_env.checks import is_int
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.files import write_atomically
 from rouba_env.rules import engine, scoring
@@ -41,7 +42,7 @@ def _fail(message: str) -> None:
 
 
 def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, int) and is_int(value)
 
 
 @dataclass

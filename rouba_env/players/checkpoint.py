@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rouba_env.checks import is_int
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
 from rouba_env.files import write_atomically
@@ -110,7 +111,7 @@ def read_metadata(folder: Path) -> dict:
         raise CheckpointError(f"{meta_path} is not a rouba_env policy checkpoint (format {CHECKPOINT_FORMAT!r} expected)")
     for key in ("observation_version", "obs_size", "num_actions", "max_players"):
         value = metadata.get(key)
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not isinstance(value, int) or not is_int(value):
             raise CheckpointError(f"{meta_path}: field {key!r} must be an int, got {value!r}; the checkpoint is damaged")
     if not isinstance(metadata.get("rules"), dict):
         raise CheckpointError(f"{meta_path}: field 'rules' must be an object, got {metadata.get('rules')!r}")
@@ -133,7 +134,7 @@ def read_metadata(folder: Path) -> dict:
             raise CheckpointError(f"{meta_path}: {key}={metadata[key]} but {max_players}-seat padding needs {value}")
     hidden = metadata.get("hidden_sizes")
     if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
-            or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden)):
+            or any(not isinstance(h, int) or not is_int(h) or not 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden)):
         raise CheckpointError(f"{meta_path}: hidden_sizes must be a list of 1..{MAX_HIDDEN_LAYERS} ints in "
                               f"1..{MAX_HIDDEN_WIDTH}, got {hidden!r}")
     architecture = metadata.get("architecture", "mlp")

@@ -7,6 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from rouba_env.batched.game import VectorGame
+from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder, ObservationView
 from rouba_env.players.base import BasePolicy, check_mask
@@ -172,12 +173,9 @@ class ExpertPolicy(BasePolicy):
                   ("max_moves", max_moves, 1, EXPERT_MAX_MOVES_LIMIT),
                   ("endgame_nodes", endgame_nodes, 0, EXPERT_MAX_ENDGAME_NODES))
         for name, value, minimum, maximum in counts:
-            if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-                    or not minimum <= value <= maximum):
-                raise ValueError(f"expert {name} must be an int in {minimum}..{maximum}, got {value!r}")
+            check_int(f"expert {name}", value, minimum, maximum)
         for name, value in (("margin_weight", margin_weight), ("z", z)):
-            if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-                raise ValueError(f"expert {name} must be a finite number >= 0, got {value!r}")
+            check_number(f"expert {name}", value, 0)
         if rollout is None:
             rollout = EXPERT_DEFAULT_ROLLOUT
         rollouts = sorted(ROLLOUT_PLAYERS) + ([ROLLOUT_POLICY] if policy is not None else [])

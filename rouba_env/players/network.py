@@ -25,6 +25,7 @@ from rouba_env.players.features import (
     rank_feature_index,
     repadding_index,
 )
+from rouba_env.checks import check_flag
 from rouba_env.players.base import BasePolicy, check_mask
 from rouba_env.players.checkpoint import CheckpointError, load_checkpoint
 from rouba_env.rules.config import RulesConfig
@@ -133,8 +134,7 @@ class NetworkPolicy(BasePolicy):
                  network_players: int | None = None, deterministic: bool = DETERMINISTIC_DEFAULT,
                  name: str = "network", reward: str = DEFAULT_VALUE_REWARD):
         super().__init__(rules, max_players)
-        if not isinstance(deterministic, (bool, np.bool_)):
-            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
+        check_flag("deterministic", deterministic)
         env_players = self.encoder.max_players
         network_players = env_players if network_players is None else network_players
         if network_players < rules.num_players:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.batched.game import VectorGame
+from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.players.base import BasePolicy, check_mask
 from rouba_env.players.determinization import HiddenCardSampler
@@ -85,11 +86,10 @@ class SearchPolicy(BasePolicy):
         counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 0, SEARCH_MAX_DEPTH),
                   ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
         for option, value, minimum, maximum in counts:
-            if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-                    or not minimum <= value <= maximum):
-                raise ValueError(f"search {option} must be an int in {minimum}..{maximum}, got {value!r}")
-        if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
-            raise ValueError(f"search z must be a finite number >= 0, got {z!r}")
+            check_int(f"search {option}", value, minimum, maximum)
+        check_number("search z", z, 0)
+        if not 0 <= check_number("search passed_steal", passed_steal, 0) <= 1:
+            raise ValueError(f"search passed_steal must be a probability in 0..1, got {passed_steal!r}")
         if not isinstance(policy, str) or not policy.strip():
             raise ValueError(f"search policy must name a checkpoint (e.g. 2p), got {policy!r}")
         self.samples, self.depth, self.max_moves = int(samples), int(depth), int(max_moves)

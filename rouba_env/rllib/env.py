@@ -8,7 +8,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from rouba_env.rules import engine
 from rouba_env.rules.config import make_rules
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table, as_seed
+from rouba_env.checks import as_seed
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 
 OBSERVATIONS = "observations"
 ACTION_MASK = "action_mask"

@@ -11,6 +11,7 @@ import numpy as np
 import dataclasses
 from dataclasses import dataclass
 
+from rouba_env.checks import is_int
 from rouba_env.rules.cards import CARDS_PER_DECK, JOKERS_PER_DECK, NUM_SUITS
 
 MIN_PLAYERS = 2
@@ -68,7 +69,7 @@ class RulesConfig:
 
         for name in ("num_players", "table_cards"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
+            if not isinstance(value, int) or not is_int(value):
                 fail(f"{name} must be an int, got {value!r}")
         for name in ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers"):
             if not isinstance(getattr(self, name), bool):

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from rouba_env.checks import is_int
 from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, RANK_OF_CARD, rank_of
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.seeding import DEAL_SEED_BOUND, shuffled_deck
@@ -232,7 +233,7 @@ def as_move(move) -> Move:
     if not isinstance(move, (tuple, list)) or len(move) != 2:
         raise ValueError(f"a move is a (kind, target) pair of ints, got {move!r}")
     for part in move:
-        if isinstance(part, (bool, np.bool_)) or not isinstance(part, (int, np.integer)):
+        if not is_int(part):
             raise ValueError(f"a move is a (kind, target) pair of ints, got {move!r}")
     return Move(int(move[0]), int(move[1]))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rouba_env.checks import is_int
 from rouba_env.rules.cards import make_deck
 from rouba_env.rules.config import RulesConfig
 
@@ -59,7 +60,7 @@ def slot_deal_seed(seed, slot, game) -> np.ndarray:
     it is a valid `start_game` seed). Pure and vectorised: the three
     arguments broadcast; returns a uint64 array of the broadcast shape.
     """
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+    if is_int(seed):
         seed = np.uint64(int(seed) & _MASK64)
     seed, slot, game = np.broadcast_arrays(*(np.asarray(x).astype(np.uint64) for x in (seed, slot, game)))
     shape = seed.shape

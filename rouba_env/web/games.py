@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from rouba_env.checks import is_int
 from rouba_env.encoding.actions import describe_move
 from rouba_env.evaluation.records import RECORD_SUFFIX, ReplayRecord, write_record
 from rouba_env.players.checkpoint import METADATA_FILE, SHIPPED_ALIASES, shipped_dir, shipped_names
@@ -57,7 +58,7 @@ def bad_request(message: str) -> ApiError:
 
 
 def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, int) and is_int(value)
 
 
 def available_checkpoints(folder: "Path | None") -> dict[str, Path]:
