@@ -31,7 +31,7 @@ import numpy as np
 import rouba_env
 try:
     from rouba_env import VectorGame
-except ImportError:  # before the layout refactor
+except ImportError:  # older trees name the module rouba_env.vector
     from rouba_env.vector import VectorGame
 steps_wanted, batch, seed, vector_steps = (int(value) for value in sys.argv[1:5])
 rng = np.random.default_rng(seed)

@@ -1,7 +1,7 @@
 """``rouba-benchmark``: the environments' benchmark (`rouba_env.cli.benchmark`) plus the trainer's section.
 
 ``trainer``: our PPO trainer's learner steps/s with the default settings, the
-rank network and 0.2.0's MLP measured alternately in one run, so their ratio
+rank network and the MLP (256-256) measured alternately in one run, so their ratio
 shares the machine's load::
 
     rouba-benchmark --only trainer
@@ -17,13 +17,13 @@ from rouba_env.cli.benchmark import summarize
 
 
 TRAINER_NETWORKS = {"rank": {}, "mlp": {"architecture": "mlp", "hidden_sizes": (256, 256)}}
-"""The trainer section's networks: the default (rank) and 0.2.0's MLP, measured alternately in one run."""
+"""The trainer section's networks: the default (rank) and the MLP (256-256), measured alternately in one run."""
 
 
 def bench_trainer(args) -> list[dict]:
     """Our PPO trainer's learner steps/s (collection on the batched engine plus updates), default settings.
 
-    The default rank network and 0.2.0's MLP run alternately, so their ratio shares the machine's load.
+    The default rank network and the MLP run alternately, so their ratio shares the machine's load.
     """
     import torch
 
@@ -45,7 +45,7 @@ def bench_trainer(args) -> list[dict]:
     rank, mlp = summarize(runs["rank"]), summarize(runs["mlp"])
     return [{"variant": "training/ PPO, default config (rank network)", **rank,
              "ratio_to_mlp": rank["steps_per_s"] / mlp["steps_per_s"]},
-            {"variant": "training/ PPO, default config with 0.2.0's MLP (256-256)", **mlp}]
+            {"variant": "training/ PPO, default config with the MLP (256-256)", **mlp}]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -62,7 +62,7 @@ class TrainConfig:
         "rank",
         'Network: rank (one token per rank slot, the same weights for every rank, with a context of the '
         'rank-free entries; see rouba_env.players.network.RankNetwork) or mlp (one MLP over the whole '
-        'observation, the 0.2.0 network). rank learns more per step (scripts/results/TRAINING_TRIES.md).')
+        'observation). rank learns more per step (scripts/results/TRAINING_TRIES.md).')
     hidden_sizes: tuple[int, ...] = setting(
         (128, 64),
         'For architecture rank, (context width, token width); for mlp, the widths of its hidden layers.')

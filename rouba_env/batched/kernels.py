@@ -184,7 +184,7 @@ def deal_hands(b, p, hands, hand_count, deck, deck_len):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn):
-    """Deal a new game in slot ``b`` from a shuffle ``order`` (a row of `engine.shuffle_order`)."""
+    """Deal a new game in slot ``b`` from a shuffle ``order`` (a row of `rouba_env.rules.seeding.shuffle_order`)."""
     n = p[PARAM_NUM_PLAYERS]
     for s in range(n):
         for r in range(RANK_SLOTS):

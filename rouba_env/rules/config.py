@@ -1,4 +1,4 @@
-"""Rules configuration: every choice that DECISIONS.md leaves to the table.
+"""Rules configuration: every choice that the rules leave to the table (see docs/rules.md).
 
 `RulesConfig` is a frozen dataclass validated on construction, so an invalid
 game can never start. `PRESETS` names the rules page and each of its variants.

@@ -1,4 +1,4 @@
-"""Table-driven scenario tests: one or more per DECISIONS.md bullet."""
+"""Table-driven scenario tests: one or more per reading of the rules in docs/rules.md."""
 
 import numpy as np
 import pytest
