@@ -87,6 +87,35 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
     return path
 
 
+def check_writable(path: str | Path, folder: bool = False) -> Path:
+    """Make sure ``path`` (a file, or with ``folder`` a folder to write files into) can be written, before any work.
+
+    Nothing is created: the nearest existing folder on the way is probed with a
+    temporary file that is removed at once. Raises `FileWriteError` naming the
+    path and the reason (a folder where a file is meant, or the reverse; a
+    special or read-only file system; permissions).
+    """
+    path = Path(path)
+    if folder and path.exists() and not path.is_dir():
+        raise FileWriteError(errno.ENOTDIR, f"cannot write into {path}: it is a file, not a folder")
+    if not folder and path.is_dir():
+        raise FileWriteError(errno.EISDIR, f"cannot write {path}: it is a folder")
+    existing = path if folder and path.is_dir() else path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise FileWriteError(errno.ENOTDIR, f"cannot write {path}: {existing} is not a folder")
+    try:
+        handle, probe = tempfile.mkstemp(dir=existing, prefix=".write-check.", suffix=TEMP_SUFFIX)
+    except OSError as error:
+        reason = (f"files cannot be created in {existing}" if error.errno == errno.ENOENT
+                  else describe_os_error(error))
+        raise FileWriteError(error.errno, f"cannot write {path}: {reason}") from None
+    os.close(handle)
+    os.unlink(probe)
+    return path
+
+
 def remove_stale_temporaries(folder: str | Path) -> list[Path]:
     """Delete temporary files left in ``folder`` by `write_atomically` calls that were killed; the removed paths."""
     removed = []

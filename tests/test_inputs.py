@@ -107,3 +107,24 @@ def test_single_agent_use_before_reset_and_after_the_end():
         _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
     with pytest.raises(RuntimeError, match="the episode is over; call reset"):
         env.step(0)
+
+
+@pytest.mark.parametrize("flag,target,reason", [
+    ("--json", "/proc/nope.json", "files cannot be created in /proc"),
+    ("--json", "FOLDER", "it is a folder"),
+    ("--save-games", "FILE", "it is a file, not a folder"),
+    ("--json", "FILE/x.json", "is not a folder"),
+])
+def test_evaluate_checks_its_output_paths_before_playing(flag, target, reason, tmp_path, capsys):
+    from rouba_env.cli.evaluate import main
+
+    (tmp_path / "FILE").write_text("x")
+    (tmp_path / "FOLDER").mkdir()
+    target = target.replace("FOLDER", str(tmp_path / "FOLDER")).replace("FILE", str(tmp_path / "FILE"))
+    argv = ["--players", "random", "greedy", "--games", "2", "--no-progress", flag, target]
+    if flag != "--json":
+        argv += ["--json", str(tmp_path / "out.json")]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("error: cannot write") and reason in err and err.count("\n") == 1
+    assert "win %" not in out, "no game is played before the paths are checked"

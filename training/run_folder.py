@@ -29,9 +29,10 @@ import zipfile
 from pathlib import Path
 
 from rouba_env.files import remove_stale_temporaries, write_atomically
+from rouba_env.players.checkpoint import RUN_POLICY_DIR
 
 CHECKPOINT_FILE = "checkpoint.pt"
-POLICY_DIR = "policy"
+POLICY_DIR = RUN_POLICY_DIR
 METRICS_FILE = "metrics.csv"
 EVAL_FILE = "eval.csv"
 TENSORBOARD_DIR = "tb"

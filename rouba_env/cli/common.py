@@ -49,6 +49,24 @@ class Progress:
         self.close()
 
 
+def announce_run_folders(specs) -> None:
+    """Tell on standard error which policy a ``checkpoint:RUN_FOLDER`` spec loads (the run's latest ``policy/``)."""
+    from pathlib import Path
+
+    from rouba_env.players.checkpoint import RUN_POLICY_DIR, read_metadata, resolve_checkpoint
+    from rouba_env.players.registry import parse_spec
+
+    for spec in dict.fromkeys(spec for spec in specs if isinstance(spec, str)):
+        name, argument, _ = parse_spec(spec)
+        if name != "checkpoint" or argument is None:
+            continue
+        folder = resolve_checkpoint(argument)
+        if folder.name == RUN_POLICY_DIR and folder.parent == Path(argument):
+            metadata = read_metadata(folder)
+            print(f"{spec}: the run's latest policy, {folder} (update {metadata.get('update', '?')}, "
+                  f"{metadata.get('learner_steps', '?')} learner steps)", file=sys.stderr)
+
+
 def run_main(main: Callable[[list[str] | None], int]) -> None:
     """``sys.exit(main())`` for ``python -m`` and scripts."""
     sys.exit(main(None))

@@ -22,7 +22,8 @@ import re
 import sys
 from pathlib import Path
 
-from rouba_env.cli.common import HelpWithDefaults, Progress, fail, run_main
+from rouba_env.files import check_writable
+from rouba_env.cli.common import HelpWithDefaults, Progress, announce_run_folders, fail, run_main
 
 DEFAULT_GAMES = 200
 DEFAULT_OUTPUT_DIR = Path("runs") / "eval"
@@ -97,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         _, player_specs, lineups = build_lineups(args.players, num_players, fill)
         for spec in dict.fromkeys(player_specs):
             make_policy(spec, config)
+        announce_run_folders(player_specs)
+        check_writable(args.json or default_json_path(args.players, num_players, args.rules, args.seed))
+        if args.save_games is not None:
+            check_writable(args.save_games, folder=True)
     except (ValueError, OSError) as error:
         return fail(str(error))
     games_per_deal = len(lineups) * num_players
@@ -129,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.save_games is not None:
         from rouba_env.evaluation.records import save_game_records
 
-        written = save_game_records(result, args.save_games)
+        try:
+            written = save_game_records(result, args.save_games)
+        except OSError as error:
+            return fail(str(error))
         print(f"wrote {len(written)} game records to {args.save_games}")
     return 0
 

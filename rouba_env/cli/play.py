@@ -23,7 +23,7 @@ from rouba_env.rules import engine
 from rouba_env.rules import scoring
 from rouba_env.encoding.actions import describe_move
 from rouba_env.rules.config import PRESET_FIELDS, make_rules
-from rouba_env.cli.common import HelpWithDefaults, fail, run_main
+from rouba_env.cli.common import HelpWithDefaults, announce_run_folders, fail, run_main
 from rouba_env.table import IllegalPlayerAction, Table
 from rouba_env.players.checkpoint import shipped_names
 from rouba_env.players.registry import known_players, make_policy
@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--seat must be in 0..{rules.num_players - 1}")
         others = [seat for seat in range(rules.num_players) if seat != args.seat]
         players = {seat: make_policy(spec, rules) for seat, spec in zip(others, args.opponents)}
+        announce_run_folders(args.opponents)
     except (ValueError, OSError) as error:
         return fail(str(error))
     rng = np.random.default_rng(args.seed)

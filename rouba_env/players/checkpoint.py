@@ -50,6 +50,10 @@ def shipped_dir() -> Path:
     return SHIPPED_FOLDERS[0]
 SHIPPED_ALIASES = {"3p": "mixed", "4p": "mixed"}
 """Shipped names served by another shipped policy (one network plays 2, 3 and 4 players)."""
+ALIAS_TABLE_SIZES = {"3p": 3, "4p": 4}
+"""The table size a shipped alias stands for (``load_policy("3p")`` plays 3 players)."""
+RUN_POLICY_DIR = "policy"
+"""A training run folder's latest policy: ``checkpoint:runs/x`` means ``runs/x/policy``."""
 MAX_METADATA_BYTES = 256 * 1024
 """A metadata file larger than this is refused unread."""
 MAX_HIDDEN_LAYERS = 8
@@ -79,6 +83,8 @@ def resolve_checkpoint(path_or_name: str | Path) -> Path:
     if path.is_file():
         path = path.parent
     if path.is_dir():
+        if not (path / METADATA_FILE).exists() and (path / RUN_POLICY_DIR / METADATA_FILE).is_file():
+            return path / RUN_POLICY_DIR  # a training run folder: its latest policy
         return path
     shipped = shipped_dir() / SHIPPED_ALIASES.get(str(path_or_name), str(path_or_name))
     if str(path_or_name) in shipped_names() and shipped.is_dir():

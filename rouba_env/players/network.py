@@ -27,7 +27,7 @@ from rouba_env.players.features import (
 )
 from rouba_env.checks import check_flag
 from rouba_env.players.base import BasePolicy, check_mask
-from rouba_env.players.checkpoint import CheckpointError, load_checkpoint
+from rouba_env.players.checkpoint import ALIAS_TABLE_SIZES, CheckpointError, load_checkpoint
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.scoring import check_reward_mode
 
@@ -207,6 +207,9 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     """
     tensors, metadata = load_checkpoint(path_or_name)
     trained = RulesConfig.from_dict(metadata["rules"])
+    if rules is None and str(path_or_name) in ALIAS_TABLE_SIZES:
+        trained = RulesConfig.from_dict({**metadata["rules"], "num_players": ALIAS_TABLE_SIZES[str(path_or_name)],
+                                         "dealer": None})
     trained_max = int(metadata["max_players"])
     if rules is not None and not isinstance(rules, RulesConfig):
         raise ValueError(f"rules must be a RulesConfig or None, got {rules!r}")

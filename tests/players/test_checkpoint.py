@@ -162,3 +162,24 @@ def test_shipped_names_cover_two_three_and_four_players():
         assert mask[policy.act(ObservationEncoder(rules).encode(state, 0), mask, np.random.default_rng(0))]
     with pytest.raises(CheckpointError, match="plays at most 2 players, not 3"):
         make_policy("checkpoint:2p", preset("standard", num_players=3))
+
+
+def test_a_run_folder_means_its_latest_policy(saved, tmp_path, capsys):
+    from rouba_env.cli.evaluate import main as evaluate_main
+
+    run = tmp_path / "run"
+    (run / "policy").mkdir(parents=True)
+    for name in ("metadata.json", "model.safetensors"):
+        (run / "policy" / name).write_bytes((saved / name).read_bytes())
+    policy = make_policy(f"checkpoint:{run}", preset("standard"))
+    assert policy.network.obs_size == load_policy(saved).network.obs_size
+    assert evaluate_main(["--players", f"checkpoint:{run}", "random", "--games", "2", "--no-progress",
+                          "--json", str(tmp_path / "out.json")]) == 0
+    assert f"checkpoint:{run}: the run's latest policy, {run / 'policy'}" in capsys.readouterr().err
+    with pytest.raises(CheckpointError, match="metadata.json is missing"):
+        make_policy(f"checkpoint:{tmp_path / 'out.json'}", preset("standard"))
+
+
+def test_the_3p_and_4p_aliases_play_their_table_size():
+    assert load_policy("3p").rules.num_players == 3 and load_policy("4p").rules.num_players == 4
+    assert load_policy("mixed").rules.num_players == 2
