@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = {
     "random_aec_play.py": ([], "scores:"),
     "gym_vector_loop.py": ([], "random play vs heuristic: 2"),
-    "checkpoint_opponent.py": ([], "the 2p policy won"),
+    "checkpoint_opponent.py": ([], "the 2p policy wins"),
     "vector_game.py": ([], "games,"),
     "sb3_maskable_ppo.py": (["--steps", "256", "--n-steps", "128", "--games", "8"], "win rate vs random:"),
 }
