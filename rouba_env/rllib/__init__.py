@@ -21,6 +21,12 @@ their public names are also here.
 * `SelfPlayPool`: a callback that adds a frozen copy of the learner to the
   pool every few iterations (`Algorithm.add_module`), keeping the newest.
 * `RLlibPolicy`: an RLlib module as a `rouba_env` `Policy`, for `rouba_env.evaluate`.
+* `export_checkpoint`: a trained module as a project checkpoint (``checkpoint:FOLDER``), playable
+  without Ray or torch in every command and in the browser.
+* Module ids of scripted players come from their specs (`scripted_module_id`: ``checkpoint:2p`` becomes
+  ``scripted_checkpoint_2p_<hash>``), so any spec, a shipped checkpoint included, can sit in the pool.
+* RLlib's stock ``ActionMaskingTorchRLModule`` works with this environment as it is (the observation
+  Dict has the keys it reads).
 
 See ``examples/rllib_selfplay.py`` for a complete self-play run. RLlib steps
 one game per env in Python; the project's own trainer (``rouba-train``,
@@ -39,6 +45,7 @@ except ImportError as error:
 from rouba_env.rllib.env import (
     ACTION_MASK,
     AGENT_PREFIX,
+    DEFAULT_REWARD,
     OBSERVATIONS,
     RoubaMultiAgentEnv,
     agent_id,
@@ -52,14 +59,16 @@ from rouba_env.rllib.selfplay import (
     SCRIPTED_PREFIX,
     SNAPSHOT_PREFIX,
     RLlibPolicy,
+    scripted_module_id,
     SelfPlayPool,
+    export_checkpoint,
     opponent_mapping,
     selfplay_config,
 )
 
 __all__ = [
-    "ACTION_MASK", "AGENT_PREFIX", "DEFAULT_HIDDEN_SIZES", "LEARNER_MODULE", "OBSERVATIONS", "SCRIPTED_PREFIX",
+    "ACTION_MASK", "AGENT_PREFIX", "DEFAULT_REWARD", "DEFAULT_HIDDEN_SIZES", "LEARNER_MODULE", "OBSERVATIONS", "SCRIPTED_PREFIX",
     "SNAPSHOT_PREFIX", "MaskedPPOTorchRLModule", "RLlibPolicy", "RoubaMultiAgentEnv", "ScriptedRLModule",
-    "SelfPlayPool", "agent_id", "env_creator", "observation_space", "opponent_mapping", "scripted_module_spec",
-    "seat_of", "selfplay_config",
+    "SelfPlayPool", "agent_id", "export_checkpoint", "env_creator", "observation_space", "opponent_mapping", "scripted_module_spec",
+    "scripted_module_id", "seat_of", "selfplay_config",
 ]

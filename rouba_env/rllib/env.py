@@ -14,6 +14,8 @@ from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 OBSERVATIONS = "observations"
 ACTION_MASK = "action_mask"
 AGENT_PREFIX = "player_"
+DEFAULT_REWARD = "margin"
+"""The environment's reward unless its config names one: the same as the project trainer's default."""
 
 
 def agent_id(seat: int) -> str:
@@ -32,7 +34,8 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
     ``config`` keys (all optional): ``rules`` (preset name or dict, default
     standard), ``num_players`` (2..8, default 2), ``max_players`` (padding of
     observations and actions, default num_players: set it to share one module
-    across table sizes), ``reward`` (``outcome`` or ``margin``, default outcome),
+    across table sizes), ``reward`` (``outcome``, ``margin`` or ``lead``; default margin, as the project's
+    trainer),
     ``illegal_action`` (``terminate``, the default: the game ends, the offender
     gets ``illegal_reward`` (default -1) and the others 0, so RLlib's env
     pre-check, which plays unmasked random actions, passes; or ``raise``).
@@ -48,7 +51,7 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"unknown env_config key(s) {unknown}; known: {list(self.KNOWN_KEYS)}")
         self.rules = make_rules(config.get("rules", "standard"), num_players=config.get("num_players", 2))
         # The game, its illegal-action rule and its rewards: the environments' one `Table`.
-        self.table = Table(self.rules, config.get("max_players"), config.get("reward", "outcome"),
+        self.table = Table(self.rules, config.get("max_players"), config.get("reward", DEFAULT_REWARD),
                                    config.get("illegal_action", "terminate"),
                                    config.get("illegal_reward", DEFAULT_ILLEGAL_REWARD))
         self.encoder, self.encoding = self.table.encoder, self.table.actions

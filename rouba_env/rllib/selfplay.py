@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import re
 import zlib
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
@@ -12,8 +14,11 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+from rouba_env.checks import check_flag
 from rouba_env.players.base import BasePolicy, check_mask
-from rouba_env.rllib.env import ACTION_MASK, OBSERVATIONS, RoubaMultiAgentEnv, seat_of
+from rouba_env.players.checkpoint import write_checkpoint
+from rouba_env.players.network import DETERMINISTIC_DEFAULT
+from rouba_env.rllib.env import ACTION_MASK, DEFAULT_REWARD, OBSERVATIONS, RoubaMultiAgentEnv, seat_of
 from rouba_env.rllib.modules import DEFAULT_HIDDEN_SIZES, MaskedPPOTorchRLModule, scripted_module_spec
 from rouba_env.rules.config import RulesConfig
 
@@ -22,7 +27,18 @@ LEARNER_MODULE = "main"
 SNAPSHOT_PREFIX = "main_v"
 """Module ids of frozen past selves: main_v1, main_v2, ..."""
 SCRIPTED_PREFIX = "scripted_"
-"""Module ids of scripted players: scripted_greedy, ..."""
+"""Module ids of scripted players: scripted_greedy, ... (see `scripted_module_id`)."""
+
+
+def scripted_module_id(spec: str) -> str:
+    """The RLlib module id of a player spec: `SCRIPTED_PREFIX` + the spec with every character other than
+    letters, digits, ``_``, ``-`` and ``=`` replaced by ``_`` (RLlib ids are used as file names), plus a short
+    hash of the spec when anything was replaced, so that two specs never share an id.
+
+    ``greedy`` -> ``scripted_greedy``; ``checkpoint:2p`` -> ``scripted_checkpoint_2p_<hash>``.
+    """
+    safe = re.sub(r"[^A-Za-z0-9_=-]", "_", spec)
+    return SCRIPTED_PREFIX + (safe if safe == spec else f"{safe}_{zlib.crc32(spec.encode()):08x}")
 
 
 def opponent_mapping(num_players: int, opponents: Sequence[str], learner: str = LEARNER_MODULE) -> Callable:
@@ -58,7 +74,7 @@ class SelfPlayPool(RLlibCallback):
         if interval < 1 or pool_size < 1:
             raise ValueError(f"interval and pool_size must be at least 1, got {interval} and {pool_size}")
         self.num_players = num_players
-        self.scripted = [SCRIPTED_PREFIX + spec for spec in scripted]
+        self.scripted = [scripted_module_id(spec) for spec in scripted]
         self.interval = interval
         self.pool_size = pool_size
         self.snapshots: list[str] = []
@@ -91,10 +107,14 @@ class SelfPlayPool(RLlibCallback):
 
 def selfplay_config(num_players: int = 2, scripted: Sequence[str] = ("greedy", "heuristic"),
                     hidden_sizes: Sequence[int] = DEFAULT_HIDDEN_SIZES, snapshot_interval: int = 1,
-                    pool_size: int = 4, reward: str = "outcome", rules: str | dict = "standard",
+                    pool_size: int = 4, reward: str = DEFAULT_REWARD, rules: str | dict = "standard",
                     num_env_runners: int = 0, train_batch_size: int = 4000, minibatch_size: int = 512,
                     num_epochs: int = 4, learning_rate: float = 3e-4, seed: int = 0):
-    """A `PPOConfig` for self-play at ``num_players`` seats against past selves and scripted players."""
+    """A `PPOConfig` for self-play at ``num_players`` seats against past selves and scripted players.
+
+    ``scripted``: player specs (``heuristic``, ``checkpoint:2p``, ...), each a frozen module whose id is
+    `scripted_module_id` of its spec. ``reward``: outcome, margin (the project trainer's default) or lead.
+    """
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
@@ -103,7 +123,7 @@ def selfplay_config(num_players: int = 2, scripted: Sequence[str] = ("greedy", "
     modules = {LEARNER_MODULE: RLModuleSpec(module_class=MaskedPPOTorchRLModule,
                                             model_config={"hidden_sizes": tuple(hidden_sizes)})}
     for index, spec in enumerate(scripted):
-        modules[SCRIPTED_PREFIX + spec] = scripted_module_spec(spec, env_config, seed=seed + index)
+        modules[scripted_module_id(spec)] = scripted_module_spec(spec, env_config, seed=seed + index)
     first_opponents = SelfPlayPool(num_players, scripted, snapshot_interval, pool_size).opponents()
     return (
         PPOConfig()
@@ -127,15 +147,15 @@ def selfplay_config(num_players: int = 2, scripted: Sequence[str] = ("greedy", "
 class RLlibPolicy(BasePolicy):
     """A trained RLlib module (e.g. ``algo.get_module("main")``) as a `Policy` for `rouba_env.evaluate`.
 
-    Samples from the masked logits with the caller's generator, or plays the
-    most likely legal action with ``greedy=True``.
+    Plays the most likely legal action (``deterministic=True``, as every player of the project does), or
+    samples from the masked logits with the caller's generator (``deterministic=False``).
     """
 
-    def __init__(self, module, rules: RulesConfig, max_players: int | None = None, greedy: bool = False,
-                 name: str = "rllib"):
+    def __init__(self, module, rules: RulesConfig, max_players: int | None = None,
+                 deterministic: bool = DETERMINISTIC_DEFAULT, name: str = "rllib"):
         super().__init__(rules, max_players)
         self.module = module
-        self.greedy = greedy
+        self.deterministic = check_flag("deterministic", deterministic)
         self.name = name
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -146,6 +166,21 @@ class RLlibPolicy(BasePolicy):
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].cpu().numpy()
         logits = np.where(legal, logits.astype(np.float64), -np.inf)
-        if not self.greedy:
+        if not self.deterministic:
             logits = logits + rng.gumbel(size=logits.shape)
         return logits.argmax(axis=1).astype(np.int64)
+
+
+def export_checkpoint(module, folder: str | Path, env_config: dict | None = None, extra: dict | None = None) -> Path:
+    """Write a trained `MaskedPPOTorchRLModule` as a project checkpoint (``model.safetensors`` + ``metadata.json``).
+
+    ``env_config`` is the `RoubaMultiAgentEnv` config the module was trained in (rules, table size, padding,
+    reward). The folder is then a ``checkpoint:FOLDER`` spec: it plays in numpy without torch or Ray, in
+    ``rouba-evaluate``, ``rouba-play`` and the browser. The module's layers are the checkpoint MLP's, by name.
+    """
+    env = RoubaMultiAgentEnv(env_config)
+    state = {name: np.asarray(value.detach().cpu() if hasattr(value, "detach") else value, dtype=np.float32)
+             for name, value in module.state_dict().items()}
+    hidden = [int(state[f"trunk.{2 * layer}.weight"].shape[0]) for layer in range(len(module.trunk) // 2)]
+    info = {"source": "rllib", "train_config": {"reward": env.table.reward_mode}, **(extra or {})}
+    return write_checkpoint(folder, state, env.rules, env.encoder.max_players, tuple(hidden), extra=info)

@@ -7,8 +7,11 @@ pytest.importorskip("ray.rllib")
 
 from rouba_env.evaluation.duplicate import evaluate  # noqa: E402
 from rouba_env.rllib import (  # noqa: E402
-    ACTION_MASK, LEARNER_MODULE, OBSERVATIONS, RLlibPolicy, RoubaMultiAgentEnv, selfplay_config,
+    ACTION_MASK, LEARNER_MODULE, OBSERVATIONS, RLlibPolicy, RoubaMultiAgentEnv, export_checkpoint, scripted_module_id,
+    selfplay_config,
 )
+from rouba_env.batched.game import VectorGame  # noqa: E402
+from rouba_env.players.registry import make_policy  # noqa: E402
 from rouba_env.rules.config import make_rules  # noqa: E402
 
 
@@ -16,7 +19,8 @@ from rouba_env.rules.config import make_rules  # noqa: E402
 def test_env_passes_rllibs_pre_check_and_plays_masked_games(num_players):
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    env = RoubaMultiAgentEnv({"num_players": num_players})
+    assert RoubaMultiAgentEnv({"num_players": num_players}).table.reward_mode == "margin", "the trainer's default"
+    env = RoubaMultiAgentEnv({"num_players": num_players, "reward": "outcome"})
     check_multiagent_environments(env)
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=5)
@@ -49,7 +53,7 @@ def learner_state(algo) -> dict:
 
 
 @pytest.mark.slow
-def test_selfplay_iterations_add_frozen_selves_and_the_learner_plays_in_evaluate(ray_session):
+def test_selfplay_iterations_add_frozen_selves_and_the_learner_plays_in_evaluate(ray_session, tmp_path):
     config = selfplay_config(num_players=3, scripted=("greedy",), train_batch_size=300, minibatch_size=100,
                              num_epochs=1, hidden_sizes=(32,), snapshot_interval=1, pool_size=2)
     algo = config.build_algo()
@@ -69,5 +73,30 @@ def test_selfplay_iterations_add_frozen_selves_and_the_learner_plays_in_evaluate
         policy = RLlibPolicy(algo.get_module(LEARNER_MODULE), rules)
         result = evaluate([policy, "random", "greedy"], rules=rules, games=6, seed=2)
         assert result.games == 6 and result.players[0].label == "policy:rllib"
+        # The way back: the trained module as a project checkpoint, playing the same moves without Ray.
+        folder = export_checkpoint(algo.get_module(LEARNER_MODULE), tmp_path / "exported", {"num_players": 3})
+        exported = make_policy(f"checkpoint:{folder}", rules)
+        game = VectorGame(rules, 64, seed=3)
+        game.reset()
+        rng = np.random.default_rng(0)
+        assert np.array_equal(exported.act_batch(game.obs, game.mask, rng), policy.act_batch(game.obs, game.mask, rng))
+        assert evaluate([f"checkpoint:{folder}", "random", "greedy"], rules=rules, games=3).games == 3
+    finally:
+        algo.stop()
+
+
+def test_any_spec_is_a_valid_module_id_and_a_shipped_checkpoint_sits_in_the_pool(ray_session):
+    from ray.rllib.core.rl_module import validate_module_id
+
+    ids = {spec: scripted_module_id(spec) for spec in ("greedy", "checkpoint:2p", "checkpoint:/a/b.c", "expert:z=1")}
+    assert ids["greedy"] == "scripted_greedy" and len(set(ids.values())) == len(ids)
+    for module_id in ids.values():
+        validate_module_id(module_id, error=True)
+    config = selfplay_config(num_players=2, scripted=("checkpoint:2p",), train_batch_size=200, minibatch_size=100,
+                             num_epochs=1, hidden_sizes=(16,), snapshot_interval=1)
+    algo = config.build_algo()
+    try:
+        result = algo.train()
+        assert ids["checkpoint:2p"] in result["opponent_pool"] and algo.get_module(ids["checkpoint:2p"]) is not None
     finally:
         algo.stop()
