@@ -26,7 +26,7 @@ def format_value(value) -> str:
 def main(argv: list[str] | None = None) -> int:
     try:
         from rouba_training.config import build_config, parse_request
-        from rouba_training.run_folder import RunFolderError, read_resume_file
+        from rouba_training.run_folder import RunFolderError, is_complete, read_resume_file
         from rouba_training.train import EXIT_INTERRUPTED, train
     except ImportError as error:
         return fail(f"training needs the train extra ({error.name} is missing): pip install \"rouba_env[train]\"")
@@ -42,6 +42,11 @@ def main(argv: list[str] | None = None) -> int:
         saved = read_resume_file(Path(request.run_dir)) if request.resume and \
             (Path(request.run_dir) / "checkpoint.pt").is_file() else None
         config, changes = build_config(request, saved["config"] if saved else None)
+        if saved is not None and is_complete(Path(config.run_dir), saved, config.total_steps):
+            print(f"{config.run_dir} is complete: {saved['learner_steps']} learner steps of {config.total_steps} "
+                  f"and its final evaluation; nothing was changed. To train it further: rouba-train --resume "
+                  f"--run-dir {config.run_dir} --total-steps N (N above {saved['learner_steps']})")
+            return 0
         if saved is not None:
             print(f"resuming {config.run_dir} at update {saved['update']} ({saved['learner_steps']} learner steps)")
             for name, old, new in changes:

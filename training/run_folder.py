@@ -49,17 +49,22 @@ class RunFolderError(RuntimeError):
     """The run folder cannot be used as asked; the message says why and what to do."""
 
 
+def is_complete(run_dir: Path, saved: dict, total_steps: int) -> bool:
+    """True when the run in ``run_dir`` (its resume file read as ``saved``) has trained ``total_steps`` and
+    finished its final evaluation: resuming it would only repeat that evaluation."""
+    return saved["learner_steps"] >= total_steps and (run_dir / FINAL_EVAL_FILE).is_file()
+
+
 def prepare(run_dir: Path, resume: bool, overwrite: bool) -> None:
     """Create the folder, refuse to mix a fresh run with an earlier one, clear leftovers of killed writes."""
+    if resume and not (run_dir / CHECKPOINT_FILE).is_file():  # checked first: a failed resume creates nothing
+        raise RunFolderError(f"--resume: no {CHECKPOINT_FILE} in {run_dir}; start a fresh run without --resume")
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise RunFolderError(f"cannot create the run folder {run_dir}: {error.strerror or error}") from None
     existing = [name for name in RUN_FILES if (run_dir / name).exists()]
-    if resume:
-        if not (run_dir / CHECKPOINT_FILE).is_file():
-            raise RunFolderError(f"--resume: no {CHECKPOINT_FILE} in {run_dir}; start a fresh run without --resume")
-    elif existing:
+    if not resume and existing:
         if not overwrite:
             raise RunFolderError(f"{run_dir} already holds a run ({', '.join(existing)}); add --resume to carry on "
                                  f"or --overwrite to start again (its files are deleted)")

@@ -40,6 +40,7 @@ from rouba_training.run_folder import (
     TENSORBOARD_DIR,
     RunFolderError,
     append_rows,
+    is_complete,
     policy_update,
     prepare,
     read_resume_file,
@@ -135,9 +136,25 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     ``resume`` carries on from the run folder's checkpoint (``saved``: that
     checkpoint already read by `read_resume_file`, else it is read here);
     ``overwrite`` deletes an earlier run in the folder. A run stopped by
-    SIGINT/SIGTERM returns early with ``interrupted`` set to the signal's name.
+    SIGINT/SIGTERM returns early with ``interrupted`` set to the signal's name. Resuming a run that has
+    already trained ``total_steps`` and finished its final evaluation changes nothing and returns with
+    ``complete`` set.
     """
     run_dir = Path(config.run_dir)
+    # Everything the run will use is resolved before the folder is touched: a bad rules preset or player spec
+    # fails here, leaving no empty run folder behind and losing no work later.
+    max_players = config.padded_players
+    tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
+    scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables] for spec in config.scripted_opponents}
+    for spec in config.eval_opponents:
+        for rules in tables:
+            make_policy(spec, rules, max_players)
+    if resume:
+        saved = read_resume_file(run_dir) if saved is None else saved
+        if is_complete(run_dir, saved, config.total_steps):
+            return {"complete": True, "learner_steps": saved["learner_steps"], "updates": saved["update"],
+                    "seconds_training": round(saved["seconds"], 1), "evaluation": saved.get("latest_eval", []),
+                    "interrupted": None}
     prepare(run_dir, resume, overwrite)
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -152,20 +169,16 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     generator = torch.Generator(device=device)
     generator.manual_seed(config.seed)
 
-    max_players = config.padded_players
-    tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
     obs_size = ObservationEncoder(tables[0], max_players).size
     num_actions = ActionEncoding(tables[0], max_players).size
     network = make_network(config.architecture, obs_size, num_actions, config.hidden_sizes, max_players).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
-    scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables] for spec in config.scripted_opponents}
     pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),
                         config.pool_size)
 
     learner_steps, engine_steps, games, update, elapsed = 0, 0, 0, 0, 0.0
     latest_eval: list[dict] = []
     if resume:
-        saved = read_resume_file(run_dir) if saved is None else saved
         fixed = sorted(k for k in SHAPE_FIELDS if saved["config"].get(k, config.to_dict()[k]) != config.to_dict()[k])
         if fixed:
             raise ValueError(f"--resume: {fixed} differ from the checkpoint's "

@@ -295,3 +295,34 @@ def test_each_documented_config_file_trains(tmp_path, path):
     assert train_main(flags) == 0
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert saved["config"]["architecture"] == load_toml(path).get("architecture", "mlp")
+
+
+def folder_snapshot(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_resuming_a_finished_run_says_it_is_complete_and_changes_nothing(tmp_path, capsys):
+    from rouba_training.cli import main
+
+    run = tmp_path / "run"
+    train(TrainConfig(run_dir=str(run), **{**TINY, "total_steps": 300, "eval_interval": 0}))
+    before = folder_snapshot(run)
+    for _ in range(2):
+        assert main(["--resume", "--run-dir", str(run)]) == 0
+        out = capsys.readouterr().out
+        assert "is complete" in out and "--total-steps N" in out
+    assert folder_snapshot(run) == before, "eval.csv, tb/ and every other file stay as they were"
+    assert train(TrainConfig(run_dir=str(run), **{**TINY, "total_steps": 300}), resume=True)["complete"]
+    assert folder_snapshot(run) == before
+
+
+@pytest.mark.parametrize("argv", [
+    ["--rules", "nope"], ["--resume"], ["--eval-opponents", "nope"], ["--scripted-opponents", "checkpoint:missing"],
+])
+def test_a_command_that_fails_on_its_arguments_leaves_no_run_folder(tmp_path, capsys, argv):
+    from rouba_training.cli import main
+
+    run = tmp_path / "run"
+    assert main(["--run-dir", str(run), *TINY_FLAGS, *argv]) == 2
+    assert capsys.readouterr().err.startswith("error:")
+    assert not run.exists()
