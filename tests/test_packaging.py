@@ -46,7 +46,7 @@ def test_the_wheel_in_a_fresh_venv(tmp_path):
     top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert top_level == {"rouba_env", "rouba_training"}, "nothing installs under a generic name such as training"
     for shipped in ("rouba_env/checkpoints/2p/model.safetensors", "rouba_env/checkpoints/mixed/metadata.json",
-                    "rouba_env/py.typed", "rouba_env/web/static/index.html"):
+                    "rouba_env/py.typed", "rouba_env/web/static/index.html", "rouba_training/configs/rank_2p.toml"):
         assert shipped in names, shipped
 
     venv = tmp_path / "venv"
@@ -72,3 +72,23 @@ def test_rllib_support_without_its_extra_names_the_extra(missing):
     blocked = f"import sys; sys.modules[{missing!r}] = None\ntry:\n    import rouba_env.rllib\nexcept ImportError as e:\n    print(e)"
     result = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
     assert 'needs the ray extra: pip install "rouba_env[ray]"' in result.stdout, result.stderr
+
+
+@pytest.mark.slow
+def test_the_sdist_holds_what_a_clone_has(tmp_path):
+    import tarfile
+
+    built = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(ROOT)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    names = {"/".join(name.split("/")[1:]) for name in tarfile.open(next(tmp_path.glob("*.tar.gz"))).getnames()}
+    for wanted in ("CHANGELOG.md", "docs/rules.md", "examples/checkpoint_opponent.py", "training/configs/rank_2p.toml",
+                   "checkpoints/2p/model.safetensors", "tests/test_table.py", "tests/golden/golden.json"):
+        assert wanted in names, wanted
+    assert not any("__pycache__" in name for name in names)
+
+
+def test_the_metadata_names_its_authors():
+    from importlib.metadata import metadata
+
+    assert "rouba_env developers" in (metadata("rouba_env")["Author"] or "")

@@ -19,6 +19,10 @@ import sys
 from rouba_env.cli.common import fail, run_main
 
 
+TORCH_CPU_INSTALL = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+"""How to install PyTorch without its CUDA libraries (PyTorch's own CPU wheel index)."""
+
+
 def format_value(value) -> str:
     return " ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
@@ -29,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
         from rouba_training.run_folder import RunFolderError, is_complete, read_resume_file
         from rouba_training.train import EXIT_INTERRUPTED, train
     except ImportError as error:
-        return fail(f"training needs the train extra ({error.name} is missing): pip install \"rouba_env[train]\"")
+        return fail(f"training needs the train extra ({error.name} is missing): pip install \"rouba_env[train]\" "
+                    f"(for torch's CPU-only build, which is far smaller, first: {TORCH_CPU_INSTALL})")
     from pathlib import Path
     import signal
 

@@ -242,7 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train a rouba-monte policy by PPO self-play on the batched engine. Settings come from the "
                     "defaults, then the resumed run's saved settings (--resume), then --config, then the flags.",
     )
-    parser.add_argument("--config", type=Path, metavar="TOML", help="TOML file setting any of the fields below")
+    parser.add_argument("--config", metavar="TOML",
+                        help=f"TOML file setting any of the fields below, or a shipped config's name "
+                             f"({', '.join(shipped_configs())}: the shipped policies' settings)")
     parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=False,
                         help="carry on from the last checkpoint in --run-dir, with its saved settings")
     parser.add_argument("--overwrite", action=argparse.BooleanOptionalAction, default=False,
@@ -269,12 +271,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+MAX_CONFIG_BYTES = 64 * 1024
+"""A TOML config larger than this is refused (a run's settings are a few hundred bytes)."""
+SHIPPED_CONFIGS = Path(__file__).resolve().parent / "configs"
+"""The shipped policies' run settings (``rank_2p.toml``, ...), installed with the trainer."""
+
+
+def shipped_configs() -> list[str]:
+    """Names ``--config`` accepts without a path: the shipped TOML files, without ``.toml``."""
+    return sorted(path.stem for path in SHIPPED_CONFIGS.glob("*.toml"))
+
+
+def config_path(value: str | Path) -> Path:
+    """A ``--config`` value as a file: a path, or the name of a shipped config (``rank_2p``)."""
+    path = Path(value)
+    if not path.exists() and str(value) in shipped_configs():
+        return SHIPPED_CONFIGS / f"{value}.toml"
+    return path
+
+
 def load_toml(path: Path) -> dict:
-    """Fields from a TOML file; unknown keys or wrong types are errors naming the key."""
+    """Fields from a TOML file (a path or a shipped config's name); unknown keys or wrong types are errors."""
+    path = config_path(path)
     try:
-        data = tomllib.loads(Path(path).read_text())
+        with open(path, "rb") as stream:  # at most the limit, whatever the file (a device never ends)
+            raw = stream.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ValueError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes: not a run's settings")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"config file {path} does not exist") from None
+        raise ValueError(f"config file {path} does not exist (shipped configs: {', '.join(shipped_configs())})") from None
+    except (IsADirectoryError, PermissionError) as error:
+        raise ValueError(f"config file {path} cannot be read: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"config file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"config file {path} is not valid TOML: {error}") from None
     known = {f.name: f for f in dataclasses.fields(TrainConfig)}

@@ -16,7 +16,7 @@ and registering it in `SECTIONS`):
 
 Every figure is the median over ``--repeats`` runs; each run stops after its step
 budget or ``--time-limit`` seconds, whichever comes first. The process is pinned
-to one core and numba to one thread. Results go to ``--json`` (written atomically).
+to one core and numba to one thread. The table is printed; ``--json PATH`` also writes the results.
 
     rouba-benchmark                 # full run
     rouba-benchmark --quick         # smoke run, a few seconds
@@ -45,11 +45,10 @@ import numpy as np
 
 import rouba_env
 from rouba_env.cli.common import HelpWithDefaults
-from rouba_env.files import write_atomically
+from rouba_env.files import check_writable, write_atomically
 from rouba_env.rules import engine
 from rouba_env.rules.config import PRESET_FIELDS, preset
 
-DEFAULT_JSON = "scripts/results/results.json"
 SCHEMA_VERSION = 1
 
 
@@ -292,7 +291,9 @@ def parse_args(argv=None, sections: dict[str, Callable] | None = None) -> argpar
     parser.add_argument("--players", type=int, default=2, help="table size")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and random actions")
     parser.add_argument("--cpu", type=int, default=None, help="core to pin to (default: the first allowed one)")
-    parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write the results (and the machine's details) to this JSON file "
+                             "(default: print the table only)")
     parser.add_argument("--trainer-steps", type=int, default=600_000, help="trainer: learner steps per run")
     parser.add_argument("--sb3-steps", type=int, default=10_240, help="sb3: MaskablePPO steps per run")
     parser.add_argument("--trainer-repeats", type=int, default=3, help="trainer and sb3: runs (median reported)")
@@ -343,6 +344,12 @@ def main(argv=None, extra_sections: dict[str, Callable] | None = None) -> int:
     """Run the benchmark; ``extra_sections`` (name -> function(args)) join `SECTIONS` (the trainer's, say)."""
     sections = {**SECTIONS, **(extra_sections or {})}
     args = parse_args(argv, sections)
+    if args.json is not None:
+        try:
+            check_writable(args.json)
+        except OSError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     pinned = pin_to_one_core(args.cpu)
     names = args.only or list(sections)
     started = time.perf_counter()
@@ -359,10 +366,11 @@ def main(argv=None, extra_sections: dict[str, Callable] | None = None) -> int:
         "sections": {name: {"rows": rows} for name, rows in results.items()},
         "wall_seconds": time.perf_counter() - started,
     }
-    write_json_atomically(Path(args.json), data)
     print_table(results)
-    print(f"\nresults: {args.json}  (pinned to cpu {pinned}, numpy {data['machine']['numpy']}, "
-          f"numba {data['machine']['numba']})")
+    print(f"\n(pinned to cpu {pinned}, numpy {data['machine']['numpy']}, numba {data['machine']['numba']})")
+    if args.json is not None:
+        write_json_atomically(args.json, data)
+        print(f"results: {args.json}")
     return 0
 
 

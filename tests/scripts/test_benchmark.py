@@ -44,3 +44,15 @@ def test_benchmark_only_selects_sections(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     assert list(json.loads(out.read_text())["sections"]) == ["engine"]
+
+
+def test_benchmark_writes_no_file_unless_asked(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--repeats", "1", "--only", "engine"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "steps/s" in completed.stdout and list(tmp_path.iterdir()) == []
+    refused = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--only", "engine", "--json", "/proc/x.json"],
+                             capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.startswith("error: cannot write /proc/x.json")

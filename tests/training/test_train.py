@@ -326,3 +326,20 @@ def test_a_command_that_fails_on_its_arguments_leaves_no_run_folder(tmp_path, ca
     assert main(["--run-dir", str(run), *TINY_FLAGS, *argv]) == 2
     assert capsys.readouterr().err.startswith("error:")
     assert not run.exists()
+
+
+def test_a_shipped_config_is_named_without_a_path(tmp_path, monkeypatch):
+    from rouba_training.config import shipped_configs
+
+    monkeypatch.chdir(tmp_path)  # away from the repository: the name alone must do
+    assert {"rank_2p", "rank_mixed"} <= set(shipped_configs())
+    config, _ = config_from_args(["--config", "rank_2p"])
+    assert config.architecture == load_toml(ROOT / "training" / "configs" / "rank_2p.toml").get("architecture")
+    with pytest.raises(ValueError, match="does not exist .shipped configs: rank_2p"):
+        config_from_args(["--config", "rank_3p"])
+
+
+@pytest.mark.parametrize("path,message", [("/dev/zero", "larger than"), ("/tmp", "cannot be read")])
+def test_a_config_that_is_no_settings_file_is_refused_at_once(path, message):
+    with pytest.raises(ValueError, match=message):
+        load_toml(Path(path))

@@ -1,0 +1,18 @@
+"""The ray extra's pins are what is installed and tested together (RLlib pins gymnasium exactly)."""
+
+from importlib.metadata import requires, version
+
+import pytest
+
+pytest.importorskip("ray.rllib")
+from packaging.requirements import Requirement  # noqa: E402  (ray brings packaging)
+
+
+def test_the_ray_extra_pins_the_versions_in_use():
+    pins = [Requirement(text.split(";")[0]) for text in requires("rouba_env") if 'extra == "ray"' in text]
+    assert {pin.name for pin in pins} >= {"ray", "gymnasium"}
+    for pin in pins:
+        assert pin.specifier.contains(version(pin.name)), f"{pin.name} {version(pin.name)} is not {pin}"
+    rllib_gymnasium = [Requirement(text.split(";")[0]) for text in requires("ray")
+                       if text.startswith("gymnasium") and '"rllib"' in text]
+    assert all(req.specifier.contains(version("gymnasium")) for req in rllib_gymnasium)
