@@ -55,10 +55,16 @@ def is_complete(run_dir: Path, saved: dict, total_steps: int) -> bool:
     return saved["learner_steps"] >= total_steps and (run_dir / FINAL_EVAL_FILE).is_file()
 
 
+def require_checkpoint(run_dir: Path) -> None:
+    """A `RunFolderError` unless ``run_dir`` holds a run to resume."""
+    if not (run_dir / CHECKPOINT_FILE).is_file():
+        raise RunFolderError(f"--resume: no {CHECKPOINT_FILE} in {run_dir}; start a fresh run without --resume")
+
+
 def prepare(run_dir: Path, resume: bool, overwrite: bool) -> None:
     """Create the folder, refuse to mix a fresh run with an earlier one, clear leftovers of killed writes."""
-    if resume and not (run_dir / CHECKPOINT_FILE).is_file():  # checked first: a failed resume creates nothing
-        raise RunFolderError(f"--resume: no {CHECKPOINT_FILE} in {run_dir}; start a fresh run without --resume")
+    if resume:  # checked first: a failed resume creates nothing
+        require_checkpoint(run_dir)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:

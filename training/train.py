@@ -44,6 +44,7 @@ from rouba_training.run_folder import (
     policy_update,
     prepare,
     read_resume_file,
+    require_checkpoint,
     save_resume_file,
     truncate_rows,
 )
@@ -150,6 +151,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
         for rules in tables:
             make_policy(spec, rules, max_players)
     if resume:
+        require_checkpoint(run_dir)
         saved = read_resume_file(run_dir) if saved is None else saved
         if is_complete(run_dir, saved, config.total_steps):
             return {"complete": True, "learner_steps": saved["learner_steps"], "updates": saved["update"],

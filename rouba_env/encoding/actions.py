@@ -133,8 +133,16 @@ def kind_name(kind: int) -> str:
     return f"joker as {RANK_NAMES[rank]}" if kind >= JOKER_KIND_OFFSET else RANK_NAMES[rank]
 
 
-def describe_move(state: GameState, move: Move, mover: int | None = None) -> str:
-    """Words for ``move`` played by ``mover`` (default: the seat to act) in ``state`` (before the move)."""
+def with_article(rank_name: str) -> str:
+    """``a 7``, ``an 8``, ``an A``: the indefinite article as the rank's name is spoken."""
+    return f"{'an' if rank_name in ('A', '8') else 'a'} {rank_name}"
+
+
+def describe_move(state: GameState, move: Move, mover: int | None = None, viewer: int | None = None) -> str:
+    """Words for ``move`` played by ``mover`` (default: the seat to act) in ``state`` (before the move).
+
+    ``viewer``: the seat the words are for; its pile is "your pile".
+    """
     mover = state.current if mover is None else mover
     kind, target = move
     rank = shown_rank(kind)
@@ -146,11 +154,12 @@ def describe_move(state: GameState, move: Move, mover: int | None = None) -> str
             counts = rank_counts(state.table)
             taken = counts[rank] + counts[-1]
             return f"{card} captures every {RANK_NAMES[rank]} on the table ({taken} card{'s' * (taken != 1)})"
-        return f"{card} captures a {RANK_NAMES[rank]} from the table"
+        return f"{card} captures {with_article(RANK_NAMES[rank])} from the table"
     if target == TARGET_TABLE_JOKER:
         return f"{card} captures the joker on the table"
     seat = pile_seat(state, mover, target)
     size = len(state.piles[seat])
     if seat == mover:
         return f"{card} goes on own pile ({size + 1} cards)"
-    return f"{card} steals player {seat}'s pile of {size} card{'s' * (size != 1)}"
+    owner = "your" if seat == viewer else f"player {seat}'s"
+    return f"{card} steals {owner} pile of {size} card{'s' * (size != 1)}"

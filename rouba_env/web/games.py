@@ -31,7 +31,9 @@ from rouba_env.table import Table
 from rouba_env.web.views import card_json, state_view
 
 HUMAN = "human"
-"""Name of the browser player's seat in views and records."""
+"""Name of the browser player's seat in records (the player spec of that seat)."""
+VIEWER_NAME = "you"
+"""What the page calls the browser player, in the seats and in the move texts."""
 DEFAULT_TTL_S = 30 * 60
 """Idle games are forgotten after this many seconds."""
 DEFAULT_MAX_GAMES = 64
@@ -125,7 +127,7 @@ class WebGame:
         self.saved_path: Path | None = None
 
     def names(self) -> list[str]:
-        return [HUMAN if seat == self.human_seat else f"{spec} (player {seat})"
+        return [VIEWER_NAME if seat == self.human_seat else f"{spec} (player {seat})"
                 for seat, spec in enumerate(self.players)]
 
     @property
@@ -134,7 +136,7 @@ class WebGame:
         return self.table.state
 
     def _describe(self, seat: int, action: int) -> None:
-        self._description = describe_move(self.state, self.encoding.decode(action), seat)
+        self._description = describe_move(self.state, self.encoding.decode(action), seat, viewer=self.human_seat)
 
     def _log(self, seat: int, action: int) -> None:
         self.moves.append((seat, action))

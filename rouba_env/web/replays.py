@@ -8,6 +8,7 @@ given, so ``../`` or absolute paths cannot reach anything else.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 
 from rouba_env.encoding.actions import ActionEncoding, describe_move
@@ -16,6 +17,8 @@ from rouba_env.web.games import ApiError, bad_request
 from rouba_env.web.views import state_view
 
 FULL_VIEW = "full"
+MAX_LISTED = 2000
+"""Most records the replay list describes (each is read to say who played and who won)."""
 NUMBER_PATTERN = re.compile(r"[0-9]{1,9}")
 
 
@@ -29,6 +32,30 @@ class ReplayLibrary:
 
     def names(self) -> list[str]:
         return record_files(self.folder)
+
+    def summaries(self) -> list[dict]:
+        """What the page lists for each record: players, result and date (newest records first).
+
+        A record that cannot be read is listed with its error, so that the folder's problems show.
+        """
+        listed = []
+        for name in self.names()[:MAX_LISTED]:
+            path = self.folder / name
+            entry = {"file": name, "date": datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")}
+            try:
+                record = load_record(path)
+            except (ValueError, OSError) as error:
+                listed.append({**entry, "players": [], "result": f"unreadable: {error}"})
+                continue
+            if record.scores is None:
+                result = "unfinished"
+            else:
+                top = [seat for seat, points in enumerate(record.scores) if points == max(record.scores)]
+                scores = "-".join(map(str, record.scores))
+                result = (f"{record.players[top[0]]} (player {top[0]}) won {scores}" if len(top) == 1
+                          else f"tie {scores}")
+            listed.append({**entry, "players": list(record.players), "result": result})
+        return sorted(listed, key=lambda entry: entry["date"], reverse=True)
 
     def step(self, name: str, step: str | None, view: str | None) -> dict:
         """The view after ``step`` moves of record ``name`` from seat ``view`` (a number) or ``full``."""

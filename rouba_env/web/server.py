@@ -42,11 +42,14 @@ DEFAULT_PORT = 8000
 DEFAULT_MAX_BODY = 16 * 1024
 """Largest request body accepted, in bytes (a move or a new game is far smaller)."""
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+FAVICON = "favicon.svg"
+"""The page's icon, also served at ``/favicon.ico``."""
 STATIC_FILES = {
     "index.html": "text/html; charset=utf-8",
     "app.js": "text/javascript; charset=utf-8",
     "cards.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
+    "favicon.svg": "image/svg+xml",
 }
 """The only files served, with their content types."""
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
@@ -168,6 +171,8 @@ class RequestHandler(BaseHTTPRequestHandler):
     def _get(self, segments: list[str], query: dict) -> None:
         if segments in ([""], ["index.html"]):
             return self._static("index.html")
+        if segments == ["favicon.ico"]:  # browsers ask for it whatever the page says
+            return self._static(FAVICON)
         if len(segments) == 2 and segments[0] == "static":
             return self._static(segments[1])
         if segments == ["api", "options"]:
@@ -186,7 +191,8 @@ class RequestHandler(BaseHTTPRequestHandler):
             if self.server.replays is None:
                 raise ApiError(404, "no replay folder: start the server with --replays DIR")
             if len(segments) == 2:
-                return self._json(200, {"files": self.server.replays.names()})
+                return self._json(200, {"files": self.server.replays.names(),
+                                        "games": self.server.replays.summaries()})
             return self._json(200, self.server.replays.step(segments[2], query.get("step"), query.get("view")))
         self._not_found()
 

@@ -25,6 +25,8 @@ DESCRIPTIONS = [
     (RulesConfig(num_players=3), dict(hands=["7", "2", "3"], piles=["", "", "5 5 5 5 5 5 5 5 5 5 5 7"]),
      Move(SEVEN, TARGET_PILE_OFFSET + 2), "7 steals player 2's pile of 12 cards"),
     (RulesConfig(), dict(hands=["7", "2"], table="7"), Move(SEVEN, TARGET_TABLE), "7 captures a 7 from the table"),
+    (RulesConfig(), dict(hands=["8", "2"], table="8"), Move(7, TARGET_TABLE), "8 captures an 8 from the table"),
+    (RulesConfig(), dict(hands=["A", "2"], table="A"), Move(0, TARGET_TABLE), "A captures an A from the table"),
     (preset("take_all"), dict(hands=["7", "2"], table="7 7"), Move(SEVEN, TARGET_TABLE),
      "7 captures every 7 on the table (2 cards)"),
     (RulesConfig(), dict(hands=["K", "2"]), Move(K, TARGET_DISCARD), "K goes to the table"),
@@ -42,3 +44,12 @@ def test_describe(config, arguments, move, text):
     state = make_state(config, **arguments)
     actions = ActionEncoding(config)
     assert actions.describe(state, actions.encode(move)) == text
+
+
+def test_the_viewers_pile_is_your_pile():
+    from rouba_env.encoding.actions import describe_move
+
+    state = make_state(RulesConfig(num_players=3), hands=["7", "2", "3"], piles=["", "", "5 5 7"])
+    move = Move(SEVEN, TARGET_PILE_OFFSET + 2)
+    assert describe_move(state, move, viewer=2) == "7 steals your pile of 3 cards"
+    assert describe_move(state, move, viewer=1) == "7 steals player 2's pile of 3 cards"

@@ -299,3 +299,44 @@ def test_checkpoints_from_a_given_folder_by_name_only(live_server, tmp_path):
     for spec in ("checkpoint:not-a-checkpoint", f"checkpoint:{tmp_path / 'mine'}"):
         status, answer = client.post("/api/games", {"num_players": 2, "opponents": [spec]})
         assert status == 400 and "by name only" in answer["error"], answer
+
+
+def test_the_page_calls_the_viewer_you_in_seats_and_move_texts(live_server):
+    server, client = live_server()
+    _, view = client.post("/api/games", {"num_players": 2, "opponents": ["greedy"], "seat": 1, "seed": 3})
+    game = server.store.games[view["game_id"]]
+    assert view["seats"][1]["name"] == "you" and "player 1" not in view["seats"][1]["name"]
+    last = play_out(client, view)
+    _, everything = client.get(f"/api/games/{view['game_id']}?since=0")
+    names = {event["seat"]: event["name"] for event in everything["events"]}
+    assert names[1] == "you" and names[0] == "greedy (player 0)"
+    texts = " ".join(event["description"] for event in everything["events"])
+    assert "player 1's" not in texts, "the viewer's pile is 'your pile'"
+    steals_from_you = [event for event in everything["events"] if event["seat"] == 0 and "steals" in event["description"]]
+    assert all("your pile" in event["description"] for event in steals_from_you)
+    assert last["finished"] and game.record().players[1] == "human", "records keep the seat's spec"
+
+
+def test_the_icon_is_served_where_browsers_look(live_server):
+    server, _ = live_server()
+    connection = http.client.HTTPConnection(server.server_address[0], server.server_address[1], timeout=10)
+    for path in ("/favicon.ico", "/static/favicon.svg"):
+        connection.request("GET", path)
+        answer = connection.getresponse()
+        body = answer.read()
+        assert answer.status == 200 and answer.getheader("Content-Type") == "image/svg+xml" and body.startswith(b"<svg")
+
+
+def test_the_replay_list_says_who_played_and_who_won(live_server, tmp_path):
+    result = evaluate(["heuristic", "greedy"], games=2, seed=1, record_moves=True)
+    save_game_records(result, tmp_path / "replays")
+    (tmp_path / "replays" / "broken.json").write_text("{")
+    _, client = live_server(replays=tmp_path / "replays")
+    status, listing = client.get("/api/replays")
+    assert status == 200 and len(listing["games"]) == 3 and sorted(listing["files"]) == sorted(g["file"] for g in listing["games"])
+    games = {game["file"]: game for game in listing["games"]}
+    assert games["broken.json"]["result"].startswith("unreadable")
+    finished = [g for g in games.values() if g["players"]]
+    assert len(finished) == 2 and all(g["players"] in (["heuristic", "greedy"], ["greedy", "heuristic"]) for g in finished)
+    assert all(g["result"].startswith(("heuristic (player", "greedy (player", "tie")) for g in finished)
+    assert all(len(g["date"]) == 16 for g in finished)

@@ -23,7 +23,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 RESULTS = Path(os.environ.get("ROUBA_SCREENSHOTS", "") or tempfile.gettempdir())
 """Where screenshots go: set ROUBA_SCREENSHOTS=scripts/results to refresh the README's pictures."""
-WINDOW = "1280,900"
+WINDOW = "1280,800"
+"""A common laptop screen: the board, the move choices and the move log must all be in view."""
 WAIT_S = 60
 SCREENSHOT_TURN = 4
 """The human's turn at which the play view is photographed (a card chosen, its targets shown)."""
@@ -71,6 +72,24 @@ def played_rank(move: engine.Move) -> int:
     return JOKER_RANK if move.kind >= engine.JOKER_KIND_OFFSET else move.kind
 
 
+def check_layout(browser, game):
+    """Piles drawn as piles, readable disabled targets, and the move log above the fold."""
+    from selenium.webdriver.common.by import By
+
+    stacks = browser.find_elements(By.CSS_SELECTOR, "#play-board .pile .stack")
+    assert sorted(int(s.get_attribute("data-size")) for s in stacks) == sorted(len(p) for p in game.state.piles)
+    for stack in stacks:
+        layers = len(stack.find_elements(By.CSS_SELECTOR, ".layer"))
+        assert layers == min(4, max(0, int(stack.get_attribute("data-size")) - 1)), "a bigger pile, a taller stack"
+    labels = {label.text.lower() for label in browser.find_elements(By.CSS_SELECTOR, "#play-board .part-label")}
+    assert labels == {"pile", "hand"}, "pile and hand are told apart in words, not only by size"
+    for button in browser.find_elements(By.CSS_SELECTOR, "#targets button.target"):
+        if not button.is_enabled():
+            assert float(button.value_of_css_property("opacity")) == 1.0, "disabled targets stay readable"
+    log_top = browser.execute_script("return document.getElementById('log').getBoundingClientRect().top")
+    assert log_top < browser.execute_script("return window.innerHeight"), "the move log is in view at 1280x800"
+
+
 def test_play_a_full_game_by_clicking(live_server, browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -108,6 +127,8 @@ def test_play_a_full_game_by_clicking(live_server, browser, tmp_path):
         assert enabled == expected, "exactly the legal targets of the chosen card are enabled"
         assert all(b.get_attribute("data-action") is None for b in targets if not b.is_enabled())
         human_turns += 1
+        if human_turns == 1:
+            check_layout(browser, game)
         if human_turns == SCREENSHOT_TURN:
             RESULTS.mkdir(parents=True, exist_ok=True)
             browser.save_screenshot(str(RESULTS / "web_play.png"))
@@ -147,6 +168,11 @@ def test_step_through_a_replay(live_server, browser, tmp_path):
             card_face(card) for card in states[step].table)
 
     at_step(0)
+    assert not browser.find_element(By.ID, "play-view").is_displayed(), "one tab at a time"
+    options = [option.text for option in Select(browser.find_element(By.ID, "replay-file")).options]
+    assert len(options) == 3 and all(sorted(text.split(" · ")[0].split(" vs ")) == ["greedy", "heuristic", "random"]
+                                     for text in options), options
+    assert all(("won" in text or "tie" in text) and text[-16:-12].isdigit() for text in options), options
     assert not browser.find_element(By.ID, "replay-back").is_enabled()
     for step in range(1, 8):
         browser.find_element(By.ID, "replay-forward").click()

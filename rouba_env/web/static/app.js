@@ -53,7 +53,14 @@ function cardNode(card, tag) {
 
 function pileNode(seat) {
   const node = element("div", { className: "pile", "data-seat": seat.seat });
-  node.appendChild(seat.pile_top ? cardNode(seat.pile_top) : element("span", { className: "card" }, [emptySlotSVG()]));
+  node.appendChild(element("span", { className: "part-label", text: "pile" }));
+  const stack = element("div", { className: "stack", "data-size": seat.pile_size });
+  const layers = Math.min(4, Math.max(0, seat.pile_size - 1));  // more cards, a taller stack (at most 4 edges)
+  for (let i = layers; i >= 1; i -= 1) {
+    stack.appendChild(element("span", { className: `layer depth-${i}` }));
+  }
+  stack.appendChild(seat.pile_top ? cardNode(seat.pile_top) : element("span", { className: "card" }, [emptySlotSVG()]));
+  node.appendChild(stack);
   const shows = seat.pile_top && seat.pile_top.suit === null && seat.pile_shows ? ` (as ${seat.pile_shows})` : "";
   node.appendChild(element("span", { className: "badge pile-size", text: `pile: ${seat.pile_size}${shows}` }));
   return node;
@@ -75,7 +82,8 @@ function seatNode(view, seat, big) {
   node.appendChild(element("h3", { text: `${seat.name}${dealer} — ${seat.hand_size} in hand` }));
   const parts = element("div", { className: "parts" });
   parts.appendChild(pileNode(seat));
-  parts.appendChild(handNode(seat, big));
+  parts.appendChild(element("div", { className: "hand-part" }, [element("span", { className: "part-label", text: "hand" }),
+                                                                handNode(seat, big)]));
   node.appendChild(parts);
   return node;
 }
@@ -285,9 +293,10 @@ async function loadReplayList() {
   const select = $("replay-file");
   try {
     const data = await api("GET", "/api/replays");
-    select.replaceChildren(...data.files.map((name) => element("option", { value: name, text: name })));
-    if (data.files.length) {
-      replay.name = data.files[0];
+    const label = (game) => `${game.players.length ? game.players.join(" vs ") : game.file} · ${game.result} · ${game.date}`;
+    select.replaceChildren(...data.games.map((game) => element("option", { value: game.file, text: label(game) })));
+    if (data.games.length) {
+      replay.name = data.games[0].file;
       replay.step = 0;
       await showReplayStep();
     } else {
