@@ -14,6 +14,7 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
+from rouba_env.checks import is_int
 from rouba_env.players.registry import known_players
 from rouba_env.rules.scoring import REWARD_MODES
 
@@ -210,12 +211,15 @@ def checked_value(name: str, value):
 
 
 def _checked_item(name: str, value, kind: type):
-    if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+    if kind is float and (is_int(value) or isinstance(value, float)):
         return float(value)
-    if kind is int and hasattr(value, "__index__") and not isinstance(value, bool) and type(value).__module__ == "numpy":
+    if kind is int and is_int(value):
         return int(value)
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ValueError(f"{name} must be {kind.__name__}, got {value!r}")
+    if kind is bool and isinstance(value, bool):
+        return value
+    if kind not in (int, float, bool) and isinstance(value, kind):
+        return value
+    raise ValueError(f"{name} must be {kind.__name__}, got {value!r}")
     return value
 
 

@@ -28,6 +28,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from rouba_env.checks import check_int, check_number
 from rouba_env.files import remove_stale_temporaries, write_atomically
 from rouba_env.players.checkpoint import RUN_POLICY_DIR
 
@@ -43,6 +44,8 @@ RUN_FILES = (CHECKPOINT_FILE, POLICY_DIR, METRICS_FILE, EVAL_FILE, TENSORBOARD_D
 CHECKPOINT_KEYS = {"config": dict, "network": dict, "optimizer": dict, "pool": dict, "learner_steps": int,
                    "engine_steps": int, "games": int, "update": int, "seconds": float, "numpy_rng": dict}
 """Fields a resume file must hold, with their types."""
+COUNT_KEYS = ("learner_steps", "engine_steps", "games", "update")
+"""Fields that count something, so are never negative."""
 
 
 class RunFolderError(RuntimeError):
@@ -106,6 +109,16 @@ def read_resume_file(run_dir: Path) -> dict:
         if not isinstance(value, kind) or isinstance(value, bool):
             raise RunFolderError(f"cannot resume from {path}: field {key!r} is missing or not a {kind.__name__}; "
                                  f"the file is damaged")
+    try:
+        for key in COUNT_KEYS:
+            check_int(key, saved[key], 0)
+        check_number("seconds", saved["seconds"], 0)
+    except ValueError as error:
+        raise RunFolderError(f"cannot resume from {path}: {error}; the file is damaged") from None
+    latest_eval = saved.get("latest_eval", [])
+    if not isinstance(latest_eval, list) or not all(isinstance(row, dict) for row in latest_eval):
+        raise RunFolderError(f"cannot resume from {path}: field 'latest_eval' must be a list of evaluation rows, "
+                             f"got {type(latest_eval).__name__}; the file is damaged")
     return saved
 
 

@@ -159,7 +159,12 @@ def test_fresh_run_into_a_used_folder_needs_overwrite_or_resume(tmp_path, capsys
     assert "no checkpoint.pt" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "not a dict", "missing field", "wrong network"])
+FIELD_DAMAGE = {"negative update": {"update": -5}, "nan seconds": {"seconds": float("nan")},
+                "latest_eval an int": {"latest_eval": 5}, "latest_eval bytes": {"latest_eval": b"rows"}}
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "not a dict", "missing field", "wrong network",
+                                    *FIELD_DAMAGE])
 def test_a_damaged_resume_file_is_one_error_line(tmp_path, capsys, damage):
     flags = ["--run-dir", str(tmp_path), "--total-steps", "150", *TINY_FLAGS]
     assert train_main(flags) == 0
@@ -177,14 +182,20 @@ def test_a_damaged_resume_file_is_one_error_line(tmp_path, capsys, damage):
         state = torch.load(checkpoint, weights_only=True)
         del state["optimizer"]
         torch.save(state, checkpoint)
+    elif damage in FIELD_DAMAGE:
+        state = torch.load(checkpoint, weights_only=True)
+        state.update(FIELD_DAMAGE[damage])
+        torch.save(state, checkpoint)
     else:
         state = torch.load(checkpoint, weights_only=True)
         state["network"] = {"nonsense": torch.zeros(2)}
         torch.save(state, checkpoint)
     capsys.readouterr()
+    damaged = checkpoint.read_bytes()
     assert train_main(["--resume", "--run-dir", str(tmp_path), "--total-steps", "400"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: cannot resume from") and str(checkpoint) in err[0], err
+    assert checkpoint.read_bytes() == damaged, "a refused resume writes nothing"
 
 
 @pytest.mark.parametrize("code, cause", [(errno.ENOSPC, "the disk is full"), (errno.EROFS, "read-only")])
