@@ -13,6 +13,18 @@ import math
 import numpy as np
 
 
+SHOWN_CHARACTERS = 80
+"""Longest text of a bad value an error message quotes."""
+
+
+def shown(value) -> str:
+    """A bad value as an error message quotes it: short, even for a huge number or string."""
+    if is_int(value) and abs(int(value)) >= 10**30:
+        return f"an integer of about {int(int(value).bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 5] + " ...)"
+
+
 def is_int(value) -> bool:
     """True for a Python or numpy integer that is not a boolean."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
@@ -24,7 +36,7 @@ def check_int(name: str, value, minimum: int | None = None, maximum: int | None 
         allowed = ("an int" + (f" >= {minimum}" if minimum is not None and maximum is None else "")
                    + (f" in {minimum}..{maximum}" if minimum is not None and maximum is not None else "")
                    + (f" <= {maximum}" if minimum is None and maximum is not None else ""))
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed}, got {shown(value)}")
     return int(value)
 
 
@@ -33,7 +45,7 @@ def check_number(name: str, value, minimum: float | None = None) -> float:
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
             or not math.isfinite(float(value)) or (minimum is not None and value < minimum)):
         allowed = "a finite number" + (f" >= {minimum:g}" if minimum is not None else "")
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed}, got {shown(value)}")
     return float(value)
 
 

@@ -14,11 +14,47 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from rouba_env.checks import is_int
-from rouba_env.players.registry import known_players
+from rouba_env.checks import check_int, is_int, shown
+from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH
+from rouba_env.players.registry import known_players, make_policy
+from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import REWARD_MODES
 
 
+LIMITS = {
+    "seed": (0, 2**63 - 1),
+    "max_players": (0, 8),
+    "total_steps": (1, 10**12),
+    "best_response_steps": (1, 10**12),
+    "num_envs": (1, 16_384),
+    "rollout_steps": (1, 4096),
+    "update_epochs": (1, 100),
+    "minibatch_size": (1, 1 << 20),
+    "snapshot_interval": (1, 10**9),
+    "pool_size": (1, 256),
+    "eval_interval": (0, 10**9),
+    "eval_games": (0, 1_000_000),
+    "final_eval_games": (0, 1_000_000),
+    "checkpoint_interval": (1, 10**9),
+    "checkpoint_minutes": (0, 10**6),
+    "torch_threads": (0, 1024),
+    "rollout_workers": (1, 1024),
+    "learning_rate": (0, 10),
+    "clip_coef": (0, 10),
+    "ent_coef": (0, 10),
+    "vf_coef": (0, 100),
+    "max_grad_norm": (0, 10**6),
+}
+"""Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
+
+The network's sizes share the checkpoint loader's limits (`MAX_HIDDEN_WIDTH`, `MAX_HIDDEN_LAYERS`), so a run
+never trains a network that could not be loaded. The bounds keep a run within one machine's memory and time:
+``num_envs x rollout_steps`` decisions are held at once, and one update runs ``update_epochs`` passes."""
+PLAYER_SPEC_FIELDS = ("scripted_opponents", "eval_opponents", "best_response")
+"""Fields that hold player specs (their help lists the known players)."""
+COMMAND_LINE_ONLY = ("ray", "ray_address")
+"""Settings never taken from a file (a resumed run's or a TOML config): joining a cluster means trusting it,
+so the user says so on the command line each time."""
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
 """Where a best-response probe goes unless run_dir is given."""
 HELP = "help"
@@ -115,6 +151,28 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_field_types(self)
+        for name, (low, high) in LIMITS.items():
+            check_limit(name, getattr(self, name), low, high)
+        for size in self.hidden_sizes:
+            check_int("each of hidden_sizes", size, 1, MAX_HIDDEN_WIDTH)
+        if len(self.hidden_sizes) > MAX_HIDDEN_LAYERS:
+            raise ValueError(f"hidden_sizes may list at most {MAX_HIDDEN_LAYERS} layers (what a checkpoint may hold), "
+                             f"got {len(self.hidden_sizes)}")
+        if len(set(self.num_players)) != len(self.num_players):
+            raise ValueError(f"num_players must list each table size once, got {list(self.num_players)}")
+        if not self.run_dir.strip():
+            raise ValueError("run_dir must name a folder, got ''")
+        if self.eval_interval and not self.eval_games:
+            raise ValueError(f"eval_interval={self.eval_interval} evaluates every so many updates, so eval_games "
+                             f"must be at least 1 (or eval_interval 0)")
+        try:
+            make_rules(self.rules)
+        except ValueError as error:
+            raise ValueError(f"rules: {error}") from None
+        for field_name in PLAYER_SPEC_FIELDS:
+            specs = getattr(self, field_name)
+            for spec in (specs if isinstance(specs, tuple) else ([specs] if specs else [])):
+                check_spec(field_name, spec)
         if self.best_response:
             self._set_up_best_response()
         positive = ("total_steps", "best_response_steps", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
@@ -185,6 +243,24 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+def check_limit(name: str, value, low, high) -> None:
+    """ValueError naming the setting and its range unless ``low <= value <= high``."""
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {shown(value)}")
+
+
+def check_spec(field_name: str, spec: str) -> None:
+    """ValueError naming the field unless ``spec`` makes a player (a checkpoint is looked for on disk)."""
+    try:
+        make_policy(spec, make_rules("standard"))
+    except ValueError as error:
+        if "trained with other rules" in str(error) or "plays at most" in str(error):
+            return  # the spec is sound; whether it fits the run's rules is checked when the run starts
+        raise ValueError(f"{field_name}: {error}") from None
+    except OSError as error:
+        raise ValueError(f"{field_name}: {error}") from None
+
+
 def check_field_types(config: "TrainConfig") -> None:
     """Every field of the type its annotation says (`checked_value`), converted in place."""
     for field in dataclasses.fields(TrainConfig):
@@ -219,7 +295,7 @@ def _checked_item(name: str, value, kind: type):
         return value
     if kind not in (int, float, bool) and isinstance(value, kind):
         return value
-    raise ValueError(f"{name} must be {kind.__name__}, got {value!r}")
+    raise ValueError(f"{name} must be {kind.__name__}, got {shown(value)}")
     return value
 
 
@@ -235,8 +311,6 @@ def _field_kind(field: dataclasses.Field):
     return "scalar", hint
 
 
-PLAYER_SPEC_FIELDS = ("scripted_opponents", "eval_opponents", "best_response")
-"""Fields that hold player specs (their help lists the known players)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -315,6 +389,10 @@ def load_toml(path: Path) -> dict:
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ValueError(f"unknown key(s) {unknown} in {path}; known keys: {sorted(known)}")
+    outside = sorted(set(data) & set(COMMAND_LINE_ONLY))
+    if outside:
+        raise ValueError(f"{outside} in {path}: settings that reach outside this machine are taken from the "
+                         f"command line only (--ray-address ADDR, --ray)")
     for key, value in data.items():
         try:
             data[key] = checked_value(key, value)
@@ -357,7 +435,9 @@ def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[Trai
     the file or the flags change, so that a resume can say what differs.
     """
     known = {field.name for field in dataclasses.fields(TrainConfig)}
-    values = {key: value for key, value in (saved or {}).items() if key in known}
+    values = {key: value for key, value in (saved or {}).items() if key in known and key not in COMMAND_LINE_ONLY}
+    if saved is not None:
+        values["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
     base = dict(values)
     values.update(request.file_values)
     values.update(request.flags)
