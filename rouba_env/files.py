@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -40,6 +41,17 @@ def describe_os_error(error: OSError) -> str:
         errno.ENOTDIR: "a part of the path is not a folder",
     }
     return causes.get(error.errno, error.strerror or str(error))
+
+
+LOW_DISK_BYTES = 16 * 1024 * 1024
+"""Free space below which a failed write is reported as a full disk."""
+
+
+def _free_bytes(folder: Path) -> int:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return LOW_DISK_BYTES  # unknown: do not claim a full disk
 
 
 def _current_umask() -> int:
@@ -76,8 +88,10 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
         temp = None
     except OSError as error:
         raise FileWriteError(error.errno, f"cannot write {path}: {describe_os_error(error)}") from error
-    except RuntimeError as error:  # torch.save reports a full disk as a RuntimeError
-        raise FileWriteError(errno.EIO, f"cannot write {path}: {error}") from error
+    except RuntimeError as error:  # torch.save reports a full disk as a RuntimeError ("unexpected pos ...")
+        full = _free_bytes(path.parent) < LOW_DISK_BYTES
+        reason = "the disk is full" if full else f"the writer failed ({str(error).splitlines()[0][:120]})"
+        raise FileWriteError(errno.ENOSPC if full else errno.EIO, f"cannot write {path}: {reason}") from error
     finally:
         if temp is not None:
             try:

@@ -88,12 +88,8 @@ def test_aec_use_before_reset_and_after_the_end(make):
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         env.step(None if terminated else int(np.flatnonzero(obs["action_mask"])[0]))
-    if make is rouba_env.raw_env:
-        with pytest.raises(RuntimeError, match="the game is over .* call reset"):
-            env.step(0)
-    else:
-        env.step(0)  # PettingZoo's order enforcement logs a warning and ignores it
-        assert env.agents == []
+    with pytest.raises(RuntimeError, match="the game is over .* call reset"):
+        env.step(0)  # wrapped or raw: a step after the end is an error, never silently ignored
 
 
 def test_single_agent_use_before_reset_and_after_the_end():
@@ -128,3 +124,87 @@ def test_evaluate_checks_its_output_paths_before_playing(flag, target, reason, t
     out, err = capsys.readouterr()
     assert err.startswith("error: cannot write") and reason in err and err.count("\n") == 1
     assert "win %" not in out, "no game is played before the paths are checked"
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "checkpoint:2p", "search:samples=1"])
+def test_players_refuse_observations_and_masks_that_do_not_fit(spec):
+    rules = preset("standard")
+    player = make_policy(spec, rules)
+    env = SingleAgentEnv(seat=0)
+    obs, info = env.reset(seed=0)
+    mask = info["action_mask"]
+    rng = np.random.default_rng(0)
+    assert mask[player.act(obs, mask, rng)]
+    for bad_obs, bad_mask, message in ((obs[:-1], mask, "observations must have 100 entries"),
+                                       (obs, np.append(mask, 0), "masks must have 130 entries"),
+                                       (np.full_like(obs, np.nan), mask, "must be finite")):
+        with pytest.raises(ValueError, match=message):
+            player.act(bad_obs, bad_mask, rng)
+
+
+def test_a_network_whose_logits_overflow_still_plays_legally(tmp_path):
+    from rouba_env.players.checkpoint import write_checkpoint
+    from tests.players.helpers import random_tensors
+
+    rules = preset("standard")
+    tensors = random_tensors(rules, 2, (8,))
+    tensors["policy_head.bias"][:] = -3e38  # finite weights; the logits become -inf
+    write_checkpoint(tmp_path / "overflow", tensors, rules, 2, (8,))
+    for deterministic in ("true", "false"):
+        player = make_policy(f"checkpoint:{tmp_path / 'overflow'},deterministic={deterministic}", rules)
+        env = SingleAgentEnv(seat=0)
+        obs, info = env.reset(seed=3)
+        mask = info["action_mask"]
+        assert mask[0] == 0 and mask[player.act(obs, mask, np.random.default_rng(0))] == 1
+
+
+def test_the_batched_engine_refuses_a_state_with_a_card_too_many():
+    from rouba_env.batched.game import VectorGame
+
+    rules = preset("standard")
+    state = engine.start_game(rules, 1)
+    state.deck.append(state.deck[0])
+    with pytest.raises(ValueError, match="holds 53 cards in 2 hands, 1 of them more than the decks have"):
+        VectorGame.from_states(rules, [state])
+
+
+@pytest.mark.parametrize("content", ["huge", "device", "folder"])
+def test_checkpoint_metadata_errors_name_the_file(tmp_path, content):
+    import json
+
+    from rouba_env.players.checkpoint import CheckpointError, shipped_dir
+
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes((shipped_dir() / "2p" / "model.safetensors").read_bytes())
+    meta = folder / "metadata.json"
+    if content == "huge":
+        data = json.loads((shipped_dir() / "2p" / "metadata.json").read_text())
+        meta.write_text(json.dumps(data).replace('"obs_size": 100', '"obs_size": ' + "9" * 5000))
+    elif content == "device":
+        meta.symlink_to("/dev/zero")
+    else:
+        meta.mkdir()
+    with pytest.raises(CheckpointError, match="metadata.json"):
+        rouba_env.load_policy(folder)
+
+
+def test_shipped_checkpoints_carry_no_machine_paths():
+    from rouba_env.players.checkpoint import shipped_dir
+
+    for folder in shipped_dir().iterdir():
+        text = (folder / "metadata.json").read_text()
+        assert "/work/" not in text and '"/' not in text and "checkpoint:/" not in text, folder.name
+
+
+def test_the_wrapped_aec_env_refuses_steps_after_the_game_as_the_raw_one_does():
+    for make in (rouba_env.env, rouba_env.raw_env):
+        env = make()
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in env.agent_iter():
+            obs, _, terminated, _, _ = env.last()
+            env.step(None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        for action in (0, None):
+            with pytest.raises(RuntimeError, match="the game is over"):
+                env.step(action)

@@ -35,7 +35,7 @@ import torch
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.evaluation.distributed import import_ray
+from rouba_env.evaluation.distributed import check_ray_address, import_ray
 from rouba_training.network import make_network
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
@@ -136,6 +136,7 @@ class RayCollector:
         workers = config.rollout_workers
         if not ray.is_initialized():
             if config.ray_address:
+                check_ray_address(config.ray_address)
                 ray.init(address=config.ray_address, namespace=f"rouba-train-{os.getpid()}",
                          log_to_driver=True, configure_logging=False)
             else:

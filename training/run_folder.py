@@ -45,6 +45,10 @@ CHECKPOINT_KEYS = {"config": dict, "network": dict, "optimizer": dict, "pool": d
                    "engine_steps": int, "games": int, "update": int, "seconds": float, "numpy_rng": dict}
 """Fields a resume file must hold, with their types."""
 COUNT_KEYS = ("learner_steps", "engine_steps", "games", "update")
+OPTIONAL_KEYS = ("torch_rng", "generator", "observation_version", "latest_eval")
+"""Fields a resume file may hold besides `CHECKPOINT_KEYS`; anything else is refused unread."""
+MAX_CSV_BYTES = 256 * 1024 * 1024
+"""A run's metrics.csv or eval.csv larger than this is not one of ours (a run writes a few hundred bytes an update)."""
 """Fields that count something, so are never negative."""
 
 
@@ -91,7 +95,8 @@ def read_resume_file(run_dir: Path) -> dict:
 
     path = run_dir / CHECKPOINT_FILE
     try:
-        saved = torch.load(path, map_location="cpu", weights_only=True)
+        # Mapped, not read: a tensor is only paged in when used, so an entry that is not ours costs nothing.
+        saved = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
     except (pickle.UnpicklingError, EOFError, zipfile.BadZipFile, RuntimeError, ValueError, KeyError,
             AttributeError, TypeError, IndexError) as error:
         reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
@@ -104,6 +109,10 @@ def read_resume_file(run_dir: Path) -> dict:
                              f"({error.strerror or error})") from None
     if not isinstance(saved, dict):
         raise RunFolderError(f"cannot resume from {path}: it holds a {type(saved).__name__}, not a training state")
+    unknown = sorted(str(key) for key in saved if key not in CHECKPOINT_KEYS and key not in OPTIONAL_KEYS)
+    if unknown:
+        raise RunFolderError(f"cannot resume from {path}: unknown entries {unknown[:5]}; it is not a rouba_env "
+                             f"checkpoint or has been tampered with")
     for key, kind in CHECKPOINT_KEYS.items():
         value = saved.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
@@ -148,6 +157,9 @@ def truncate_rows(path: Path, last_update: int) -> None:
     """Drop the rows written after update ``last_update`` (the checkpoint a run resumes from)."""
     if not path.exists():
         return
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_CSV_BYTES:
+        raise RunFolderError(f"cannot resume: {path} is not a regular file of at most {MAX_CSV_BYTES} bytes "
+                             f"(a link, a device or not this run's); move it away or start afresh")
     with path.open(newline="") as stream:
         reader = csv.DictReader(stream)
         fields = reader.fieldnames or []

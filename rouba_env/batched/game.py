@@ -24,6 +24,8 @@ position (``to_act`` all zero), and the slot's action is ignored.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from rouba_env.batched import kernels
@@ -227,13 +229,19 @@ class VectorGame:
             raise ValueError("from_states needs at least one state")
         game = cls(config, len(states), max_players=max_players, auto_reset=False, reward=reward)
         n = config.num_players
+        decks = Counter(make_deck(config.decks, config.jokers))
         for b, state in enumerate(states):
             if not isinstance(state, GameState):
                 raise ValueError(f"states[{b}] is a {type(state).__name__}, not a GameState")
             if state.config != config:
                 raise ValueError(f"states[{b}] was played under other rules: {state.config} != {config}")
-            if len(state.deck) > game.total_cards or len(state.hands) != n:
-                raise ValueError(f"states[{b}] does not fit the rules")  # pragma: no cover
+            cards = Counter([*state.deck, *state.table, *(c for hand in state.hands for c in hand),
+                             *(c for pile in state.piles for c in pile)])
+            extra = cards - decks
+            if len(state.hands) != n or extra:
+                raise ValueError(f"states[{b}] holds {cards.total()} cards in {len(state.hands)} hands, "
+                                 f"{extra.total()} of them more than the decks have; the rules have "
+                                 f"{game.total_cards} cards and {n} seats")
             for seat in range(n):
                 game._hands[b, seat] = engine.rank_counts(state.hands[seat])
                 game._hand_count[b, seat] = len(state.hands[seat])

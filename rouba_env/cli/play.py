@@ -39,12 +39,23 @@ def parse_args(argv):
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS),
                         help="rules preset")
     parser.add_argument("--seat", type=int, default=0, help="your seat; 0 plays first with the default dealer")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents' randomness "
+    parser.add_argument("--seed", type=seed_argument, default=None, help="seed of the deal and the opponents' randomness "
                                                                "(default: a fresh shuffle)")
     parser.add_argument("--web", action=argparse.BooleanOptionalAction, default=False,
                         help="play in the browser instead (options: --port, --host, --replays, --save-games; "
                              "see rouba-play --web --help)")
     return parser.parse_args(argv)
+
+
+MAX_ANSWER_CHARACTERS = 16
+"""A move number is a few digits; a longer answer is asked again, never converted."""
+
+
+def seed_argument(text: str) -> int:
+    """``--seed``: a whole number in 0..2**63-1 (argparse reports anything else as a usage error)."""
+    if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) >= 2**63:
+        raise argparse.ArgumentTypeError(f"must be a whole number in 0..{2**63 - 1}, got {text[:30]!r}")
+    return int(text)
 
 
 def ask(prompt: str) -> str | None:
@@ -65,7 +76,7 @@ def choose_move(state) -> engine.Move | None:
         if answer is None or answer.strip().lower() in ("q", "quit", "exit"):
             return None
         answer = answer.strip()
-        if answer.isdigit() and 1 <= int(answer) <= len(moves):
+        if len(answer) <= MAX_ANSWER_CHARACTERS and answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(moves):
             return moves[int(answer) - 1]
         print(f"please type a number from 1 to {len(moves)} (or q to quit)")
 

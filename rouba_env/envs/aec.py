@@ -194,11 +194,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return self.env.render()
 
     def step(self, action) -> None:
-        if self._has_reset and self.env.agents:
+        if self._has_reset:  # a step after the game is over raises here as in the raw environment
             self._has_updated = True
             self.env.step(action)
         else:
-            super().step(action)  # the stock wrapper's errors and warnings
+            super().step(action)  # the stock wrapper's error before reset
 
 
 class AgentIterator:

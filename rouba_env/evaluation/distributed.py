@@ -31,6 +31,27 @@ def import_ray():
     return ray
 
 
+RAY_CONNECT_TIMEOUT_S = 5.0
+"""Seconds to wait for a Ray cluster's address to answer before giving up (Ray itself waits minutes)."""
+
+
+def check_ray_address(address: str) -> None:
+    """A RuntimeError naming ``address`` unless it is ``auto`` or a HOST:PORT that accepts a connection now."""
+    import socket
+
+    if address == "auto":
+        return
+    host, separator, port = address.rpartition(":")
+    if not separator or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise RuntimeError(f"Ray address {address!r} must be HOST:PORT (e.g. 127.0.0.1:6379) or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_CONNECT_TIMEOUT_S).close()
+    except OSError as error:
+        reason = "no answer" if isinstance(error, TimeoutError) else (error.strerror or str(error))
+        raise RuntimeError(f"cannot reach a Ray cluster at {address}: {reason} (within "
+                           f"{RAY_CONNECT_TIMEOUT_S:g} s); is `ray start --head` running there?") from None
+
+
 def connect(address: str | None = None) -> bool:
     """Join the Ray cluster at ``address`` (or start a local Ray when None/empty); True if this call started it.
 
@@ -40,6 +61,7 @@ def connect(address: str | None = None) -> bool:
     if ray.is_initialized():
         return False
     if address:
+        check_ray_address(address)
         ray.init(address=address, configure_logging=False)
     else:
         ray.init(include_dashboard=False, configure_logging=False)

@@ -146,6 +146,10 @@ def load_record(path: "str | os.PathLike") -> ReplayRecord:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as error:
         raise ValueError(f"{path.name} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{path.name} is nested too deeply to be a game record") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path.name} is not UTF-8 text") from None
     return ReplayRecord.from_dict(data)
 
 

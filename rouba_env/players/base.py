@@ -43,6 +43,27 @@ class BasePolicy:
         self.encoder = ObservationEncoder(rules, max_players)
         self.actions = ActionEncoding(rules, max_players)
 
+    def checked(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(observations float32[B, D], legal bool[B, A]) after checking them against this player's encodings.
+
+        A ValueError names what is wrong: an observation or mask of another length than this player's
+        table gives, different batch sizes, a non-finite observation, or a row with no legal action.
+        """
+        legal = check_mask(mask)
+        obs = np.asarray(obs)
+        obs = obs[None, :] if obs.ndim == 1 else obs
+        if obs.ndim != 2 or obs.shape[1] != self.encoder.size:
+            raise ValueError(f"{self.name}: observations must have {self.encoder.size} entries (the table's "
+                             f"encoding), got shape {obs.shape}")
+        if legal.shape[1] != self.actions.size:
+            raise ValueError(f"{self.name}: masks must have {self.actions.size} entries, got {legal.shape[1]}")
+        if obs.shape[0] != legal.shape[0]:
+            raise ValueError(f"{self.name}: {obs.shape[0]} observations but {legal.shape[0]} masks")
+        obs = obs.astype(np.float32, copy=False)
+        if not np.isfinite(obs).all():
+            raise ValueError(f"{self.name}: observations must be finite numbers (NaN or infinity given)")
+        return obs, legal
+
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         return int(self.act_batch(obs[None, :], mask[None, :], rng)[0])
 
@@ -71,7 +92,7 @@ class RandomPolicy(BasePolicy):
     name = "random"
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        legal = check_mask(mask)
+        _, legal = self.checked(obs, mask)
         # Gumbel-free trick: a uniform key per legal action, take the largest.
         keys = rng.random(legal.shape)
         keys[~legal] = -1.0

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rouba_env.checks import is_int
+from rouba_env.checks import is_int, shown
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
 from rouba_env.files import write_atomically
@@ -103,22 +103,30 @@ def shipped_names() -> list[str]:
 def read_metadata(folder: Path) -> dict:
     """The validated metadata of a checkpoint folder."""
     meta_path = folder / METADATA_FILE
-    if not meta_path.is_file():
+    if not meta_path.exists():
         raise CheckpointError(f"{folder} is not a rouba_env checkpoint: {METADATA_FILE} is missing")
-    size = meta_path.stat().st_size
-    if size > MAX_METADATA_BYTES:
-        raise CheckpointError(f"{meta_path} is {size} bytes, more than the {MAX_METADATA_BYTES} a metadata file may "
+    if not meta_path.is_file():
+        raise CheckpointError(f"{meta_path} is not a regular file (a device, a folder or a pipe); the checkpoint "
+                              f"is damaged or not ours")
+    try:
+        with open(meta_path, "rb") as stream:  # at most the limit, whatever size the file reports
+            raw = stream.read(MAX_METADATA_BYTES + 1)
+    except OSError as error:
+        raise CheckpointError(f"{meta_path} cannot be read: {error.strerror or error}") from None
+    if len(raw) > MAX_METADATA_BYTES:
+        raise CheckpointError(f"{meta_path} is larger than the {MAX_METADATA_BYTES} bytes a metadata file may "
                               f"have; the checkpoint is damaged or not ours")
     try:
-        metadata = json.loads(meta_path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        metadata = json.loads(raw)
+    except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, a number of thousands of digits
         raise CheckpointError(f"{meta_path} is not valid JSON ({type(error).__name__}); the checkpoint is damaged") from None
     if not isinstance(metadata, dict) or metadata.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{meta_path} is not a rouba_env policy checkpoint (format {CHECKPOINT_FORMAT!r} expected)")
     for key in ("observation_version", "obs_size", "num_actions", "max_players"):
         value = metadata.get(key)
         if not isinstance(value, int) or not is_int(value):
-            raise CheckpointError(f"{meta_path}: field {key!r} must be an int, got {value!r}; the checkpoint is damaged")
+            raise CheckpointError(f"{meta_path}: field {key!r} must be an int, got {shown(value)}; the checkpoint "
+                                  f"is damaged")
     if not isinstance(metadata.get("rules"), dict):
         raise CheckpointError(f"{meta_path}: field 'rules' must be an object, got {metadata.get('rules')!r}")
     try:
@@ -198,7 +206,7 @@ def check_weights_header(weights: Path, shapes: dict[str, tuple[int, ...]]) -> N
             raise CheckpointError(f"{weights}: its header claims {header_size} bytes; the file is damaged or truncated")
         try:
             header = json.loads(stream.read(header_size))
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # bad JSON, bad UTF-8, a number of thousands of digits
             raise CheckpointError(f"{weights}: its header is not valid JSON; the file is damaged") from None
     if not isinstance(header, dict):
         raise CheckpointError(f"{weights}: its header is not a tensor index; the file is damaged")

@@ -10,7 +10,7 @@ from rouba_env.batched.game import VectorGame
 from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder, ObservationView
-from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.players.base import BasePolicy
 from rouba_env.players.determinization import HiddenCardSampler, determinize
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules import engine
@@ -260,7 +260,8 @@ class ExpertPolicy(BasePolicy):
                              self.endgame_nodes)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
-        legal = np.flatnonzero(check_mask(mask)[0])
+        obs, legal = self.checked(obs, mask)
+        obs, legal = obs[0], np.flatnonzero(legal[0])
         if legal.size == 1:
             return int(legal[0])
         prior = self.prior.action_values(np.asarray(obs)[None, :])[0, legal]

@@ -26,11 +26,13 @@ from rouba_env.players.features import (
     repadding_index,
 )
 from rouba_env.checks import check_flag
-from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import ALIAS_TABLE_SIZES, CheckpointError, load_checkpoint
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.scoring import check_reward_mode
 
+LOGIT_BOUND = 1e30
+"""Logits are clipped to +-this before a choice: finite, and far beyond any trained network's."""
 MASKED_LOGIT = -1e8
 """Logit given to illegal actions: far below any real logit, still finite in float32."""
 RULES_THAT_MUST_MATCH = ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers",
@@ -180,19 +182,18 @@ class NetworkPolicy(BasePolicy):
         return self.forward(obs)[0]
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        legal = check_mask(mask)
-        obs = np.asarray(obs, dtype=np.float32).reshape(len(legal), -1)
+        obs, legal = self.checked(obs, mask)
         if self._obs_index is not None:
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
             legal = np.where(self._action_index >= 0, legal[:, self._action_index], False)
         logits, _ = self.network.forward(obs)
-        logits = np.where(legal, logits, np.float32(MASKED_LOGIT)).astype(np.float64)
-        if self.deterministic:
-            choice = logits.argmax(axis=1)
-        else:
+        # Whatever the weights make of them (an overflow to -inf, a NaN), legal actions stay finite and above
+        # every illegal one, so the choice is always legal.
+        logits = np.clip(np.nan_to_num(logits.astype(np.float64), nan=-LOGIT_BOUND), -LOGIT_BOUND, LOGIT_BOUND)
+        if not self.deterministic:
             # Gumbel-max sampling with the caller's generator keeps play reproducible.
-            gumbel = -np.log(-np.log(rng.random(logits.shape).clip(1e-300, 1.0)))
-            choice = np.where(legal, logits + gumbel, -np.inf).argmax(axis=1)
+            logits = logits + -np.log(-np.log(rng.random(logits.shape).clip(1e-300, 1.0)))
+        choice = np.where(legal, logits, -np.inf).argmax(axis=1)
         if self._action_index is not None:
             choice = self._action_index[choice]
         return choice.astype(np.int64)

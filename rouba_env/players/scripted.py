@@ -39,6 +39,7 @@ class ScoredMovePolicy(BasePolicy):
         return self.move_values(view, rows, actions).reshape(view.batch_size, self.actions.size)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        obs, _ = self.checked(obs, mask)
         rows, actions = legal_entries(mask)
         view = self.encoder.decode(obs)
         values = self.move_values(view, rows, actions)

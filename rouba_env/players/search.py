@@ -15,7 +15,7 @@ import numpy as np
 from rouba_env.batched.game import VectorGame
 from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.players.base import BasePolicy
 from rouba_env.players.determinization import HiddenCardSampler
 from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, solve_endgame
 from rouba_env.players.network import NetworkPolicy, load_policy
@@ -151,7 +151,8 @@ class SearchPolicy(BasePolicy):
         return values.reshape(len(states), count)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
-        legal = np.flatnonzero(check_mask(mask)[0])
+        obs, legal = self.checked(obs, mask)
+        obs, legal = obs[0], np.flatnonzero(legal[0])
         if legal.size == 1:
             return int(legal[0])
         prior = self.network.action_values(np.asarray(obs)[None, :])[0, legal]

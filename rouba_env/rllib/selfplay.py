@@ -15,7 +15,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from rouba_env.checks import check_flag
-from rouba_env.players.base import BasePolicy, check_mask
+from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import write_checkpoint
 from rouba_env.players.network import DETERMINISTIC_DEFAULT
 from rouba_env.rllib.env import ACTION_MASK, DEFAULT_REWARD, OBSERVATIONS, RoubaMultiAgentEnv, seat_of
@@ -159,8 +159,7 @@ class RLlibPolicy(BasePolicy):
         self.name = name
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        legal = check_mask(mask)
-        obs = np.asarray(obs, dtype=np.float32).reshape(len(legal), -1)
+        obs, legal = self.checked(obs, mask)
         batch = {Columns.OBS: {OBSERVATIONS: torch.as_tensor(obs),
                                ACTION_MASK: torch.as_tensor(legal.astype(np.float32))}}
         with torch.no_grad():

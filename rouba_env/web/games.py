@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -19,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from rouba_env.checks import is_int
+from rouba_env.checks import is_int, shown
 from rouba_env.encoding.actions import describe_move
 from rouba_env.evaluation.records import RECORD_SUFFIX, ReplayRecord, write_record
 from rouba_env.players.checkpoint import METADATA_FILE, SHIPPED_ALIASES, shipped_dir, shipped_names
@@ -27,7 +28,7 @@ from rouba_env.players.registry import BUILTIN_PLAYERS, make_policy, parse_spec
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, make_rules
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
-from rouba_env.table import Table
+from rouba_env.table import IllegalPlayerAction, Table
 from rouba_env.web.views import card_json, state_view
 
 HUMAN = "human"
@@ -42,7 +43,12 @@ GAME_ID_BYTES = 16
 GAME_ID_PATTERN = re.compile(r"^[0-9a-f]{%d}$" % (2 * GAME_ID_BYTES))
 SHIPPED_CHECKPOINT_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 CREATE_FIELDS = {"num_players", "opponents", "rules", "seat", "seed"}
-PLAYER_SUGGESTIONS = ("heuristic", "greedy", "random", "expert", "checkpoint:2p", "checkpoint:mixed")
+CHECKPOINT_OPTIONS = ("policy",)
+"""Spec options that name a checkpoint (``expert:policy=2p``, ``search:policy=2p``): looked up by name too."""
+WEB_BUDGETS = {"samples": 256, "max_scale": 4, "max_moves": 24, "endgame_nodes": 20_000, "depth": 8}
+"""The most a browser game's opponent may ask of each search budget: every move is computed while the page
+waits, with up to seven such opponents at an 8-seat table."""
+PLAYER_SUGGESTIONS = ("heuristic", "greedy", "random", "expert", "search", "checkpoint:2p", "checkpoint:mixed")
 """Specs the page offers in its opponent lists (any other valid spec may be typed)."""
 
 
@@ -90,13 +96,29 @@ def check_opponent_spec(spec, checkpoints: dict[str, Path]) -> tuple[str, str]:
         raise bad_request(str(error)) from None
     if name not in BUILTIN_PLAYERS:
         raise bad_request(f"unknown player {name!r} in spec {spec!r}; known players: {sorted(BUILTIN_PLAYERS)}")
-    if name != "checkpoint":
-        return spec, spec
-    if argument not in checkpoints:
-        raise bad_request(f"spec {spec!r}: the browser loads checkpoints by name only, one of {sorted(checkpoints)} "
-                          f"(start the server with --checkpoints DIR to offer the checkpoint folders in DIR)")
-    extra = "".join(f",{key}={value}" for key, value in options.items())
-    return spec, f"checkpoint:{checkpoints[argument]}{extra}"
+
+    def by_name(value: str) -> str:
+        """A checkpoint named in a spec, as a path from the by-name table only (never a path given by the page)."""
+        checkpoint = value.removeprefix("checkpoint:")
+        if checkpoint not in checkpoints:
+            raise bad_request(f"spec {spec!r}: the browser loads checkpoints by name only, one of "
+                              f"{sorted(checkpoints)} (start the server with --checkpoints DIR to offer the "
+                              f"checkpoint folders in DIR)")
+        return str(checkpoints[checkpoint])
+
+    built = dict(options)
+    for key, value in options.items():
+        if key in CHECKPOINT_OPTIONS:
+            built[key] = by_name(value)
+        elif key in WEB_BUDGETS:
+            if not (value.isascii() and value.isdigit() and len(value) <= 9) or int(value) > WEB_BUDGETS[key]:
+                raise bad_request(f"spec {spec!r}: {key} may be at most {WEB_BUDGETS[key]} in browser games "
+                                  f"(each move is played while the page waits), got {value[:20]!r}")
+    if name == "checkpoint":
+        argument = by_name(argument or "")
+    head = name + (f":{argument}" if argument is not None else "")
+    extra = "".join(f",{key}={value}" for key, value in built.items())
+    return spec, head + ("" if not extra else (extra if argument is not None else ":" + extra[1:]))
 
 
 class WebGame:
@@ -125,6 +147,8 @@ class WebGame:
         self.last_used = now
         self.lock = threading.Lock()
         self.saved_path: Path | None = None
+        self.save_error: str | None = None
+        """Why the finished game could not be saved, if it could not."""
 
     def names(self) -> list[str]:
         return [VIEWER_NAME if seat == self.human_seat else f"{spec} (player {seat})"
@@ -151,8 +175,16 @@ class WebGame:
         })
 
     def play_opponents(self) -> None:
-        """Let the policies move until it is the human's turn or the game is over."""
-        self.table.play_seated(self.rng)
+        """Let the policies move until it is the human's turn or the game is over.
+
+        An opponent that returns an illegal action (a broken checkpoint, say) is an error of the server's
+        players, not of the request: a 500 that names the player, and the game stays where it was.
+        """
+        try:
+            self.table.play_seated(self.rng)
+        except IllegalPlayerAction as error:
+            print(f"rouba-play --web: {error}", file=sys.stderr)
+            raise ApiError(500, f"an opponent failed: {error}") from None
 
     def play_human(self, body) -> int:
         """Check and play the human's move ``{"action": INT}``; the index of its event."""
@@ -182,6 +214,7 @@ class WebGame:
             "events": self.events[since:],
             "next_event": len(self.events),
             "saved": self.saved_path.name if self.saved_path else None,
+            "save_error": self.save_error,
         })
         self.polled = len(self.events)
         return view
@@ -236,7 +269,7 @@ class GameStore:
             raise bad_request(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(CREATE_FIELDS)}")
         num_players = body.get("num_players")
         if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise bad_request(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+            raise bad_request(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {shown(num_players)}")
         opponents = body.get("opponents")
         if not isinstance(opponents, list) or len(opponents) != num_players - 1:
             raise bad_request(f"opponents must be a list of {num_players - 1} player specs "
@@ -244,14 +277,14 @@ class GameStore:
         checked = [check_opponent_spec(spec, available_checkpoints(self.checkpoint_folder)) for spec in opponents]
         opponents = [shown for shown, _ in checked]
         preset = body.get("rules", "standard")
-        if preset not in PRESET_FIELDS:
-            raise bad_request(f"unknown rules preset {preset!r}; known: {sorted(PRESET_FIELDS)}")
+        if not isinstance(preset, str) or preset not in PRESET_FIELDS:
+            raise bad_request(f"rules must be the name of a preset, one of {sorted(PRESET_FIELDS)}; got {shown(preset)}")
         seat = body.get("seat", 0)
         if not _is_int(seat) or not 0 <= seat < num_players:
-            raise bad_request(f"seat must be an int in 0..{num_players - 1}, got {seat!r}")
+            raise bad_request(f"seat must be an int in 0..{num_players - 1}, got {shown(seat)}")
         seed = body.get("seed")
-        if seed is not None and (not _is_int(seed) or seed < 0):
-            raise bad_request(f"seed must be null or an int >= 0, got {seed!r}")
+        if seed is not None and (not _is_int(seed) or not 0 <= seed < DEAL_SEED_BOUND):
+            raise bad_request(f"seed must be null or an int in 0..{DEAL_SEED_BOUND - 1}, got {shown(seed)}")
         rules = make_rules(preset, num_players=num_players)
         others = [s for s in range(num_players) if s != seat]
         try:
@@ -263,6 +296,10 @@ class GameStore:
             specs[s] = spec
         self.expire()
         with self.lock:
+            if len(self.games) >= self.max_games:  # finished games make room, the longest finished first
+                finished = sorted((g.last_used, game_id) for game_id, g in self.games.items() if g.table.over)
+                for _, game_id in finished[: len(self.games) - self.max_games + 1]:
+                    del self.games[game_id]
             if len(self.games) >= self.max_games:
                 raise ApiError(503, f"too many games in play ({self.max_games}); "
                                     f"finish one or wait for idle games to expire")
@@ -309,4 +346,9 @@ class GameStore:
         if self.save_folder is None or game.saved_path is not None or not engine.is_terminal(game.state):
             return
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        game.saved_path = write_record(game.record(), self.save_folder / f"web_{stamp}_{game.game_id[:8]}{RECORD_SUFFIX}")
+        try:
+            game.saved_path = write_record(game.record(),
+                                           self.save_folder / f"web_{stamp}_{game.game_id[:8]}{RECORD_SUFFIX}")
+        except OSError as error:  # the game itself is fine: say so to the page and to the operator
+            game.save_error = str(error)
+            print(f"rouba-play --web: {error}", file=sys.stderr)

@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from rouba_env.files import check_writable
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
 from rouba_env.web.games import DEFAULT_MAX_GAMES, DEFAULT_TTL_S, PLAYER_SUGGESTIONS, ApiError, GameStore
 from rouba_env.web.games import available_checkpoints
@@ -41,6 +42,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_BODY = 16 * 1024
 """Largest request body accepted, in bytes (a move or a new game is far smaller)."""
+CONNECTION_TIMEOUT_S = 15
+"""Seconds a connection may stay idle or half-sent before the server closes it."""
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 FAVICON = "favicon.svg"
 """The page's icon, also served at ``/favicon.ico``."""
@@ -91,6 +94,8 @@ class RequestHandler(BaseHTTPRequestHandler):
     server: RoubaServer
     server_version = "rouba-web"
     protocol_version = "HTTP/1.1"
+    timeout = CONNECTION_TIMEOUT_S
+    """An idle or half-sent connection is closed after this many seconds (its thread is freed)."""
 
     # -- plumbing -------------------------------------------------------
 
@@ -114,8 +119,24 @@ class RequestHandler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str) -> None:
         self._json(status, {"error": message})
 
+    def _check_origin(self) -> None:
+        """Writes come from this server's own page only: a JSON body, and no Origin but our own.
+
+        A page elsewhere can make a browser POST (a "simple" cross-site request) but cannot send
+        ``application/json`` without a preflight that this server never answers, nor forge ``Origin``.
+        """
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise ApiError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"requests send JSON with Content-Type "
+                                                              f"application/json, not {kind or 'none'!r}")
+        origin = self.headers.get("Origin")
+        if origin is not None:
+            host = self.headers.get("Host", "")
+            if urlsplit(origin).netloc != host:
+                raise ApiError(HTTPStatus.FORBIDDEN, f"requests from another site ({origin}) are refused")
+
     def _body(self):
-        """The request's JSON body, within the size limit."""
+        """The request's JSON body, within the size limit, from this server's own page."""
         length = self.headers.get("Content-Length")
         if length is None:
             raise ApiError(HTTPStatus.LENGTH_REQUIRED, "a request body with a Content-Length header is required")
@@ -125,11 +146,14 @@ class RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                            f"request body of {length} bytes is over the limit of {self.server.max_body}")
+        self._check_origin()
         raw = self.rfile.read(int(length))
         try:
             return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ApiError(400, f"the request body is not valid JSON: {error}") from None
+        except RecursionError:
+            raise ApiError(400, "the request body is nested too deeply") from None
+        except ValueError as error:  # bad UTF-8, bad JSON, or a number of thousands of digits
+            raise ApiError(400, f"the request body is not valid JSON: {str(error)[:200]}") from None
 
     def _check_host(self) -> None:
         """While bound to loopback, only loopback names may appear in the Host header."""
@@ -250,6 +274,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--ttl must be positive, got {args.ttl}")
     if args.max_games < 1:
         parser.error(f"--max-games must be at least 1, got {args.max_games}")
+    if args.save_games is not None:
+        try:
+            check_writable(args.save_games, folder=True)
+        except OSError as error:
+            parser.error(f"--save-games: {error}")
     return args
 
 
@@ -259,9 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server = make_server(args.host, args.port, args.replays, args.save_games, args.ttl, args.max_games,
                              quiet=args.quiet, checkpoints=args.checkpoints)
-    except OSError as error:
+    except (OSError, UnicodeError) as error:  # an unknown host, a port in use, no permission
         print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
-        return 1
+        return 2
     print(f"rouba-monte in the browser: {server.url}  (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()

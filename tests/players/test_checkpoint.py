@@ -91,7 +91,7 @@ def crafted_cases(saved):
         ("string size", {"hidden_sizes": ["256"]}, None, "hidden_sizes must be"),
         ("too many layers", {"hidden_sizes": [8] * 50}, None, "hidden_sizes must be"),
         ("deep nesting", '{"a":' * 20000 + "1" + "}" * 20000, None, "not valid JSON"),
-        ("huge metadata", json.dumps({"pad": "x" * (MAX_METADATA_BYTES + 1)}), None, "more than the"),
+        ("huge metadata", json.dumps({"pad": "x" * (MAX_METADATA_BYTES + 1)}), None, "larger than the"),
         ("bool size", {"obs_size": True}, None, "must be an int"),
         ("wrong obs size", {"obs_size": 99}, None, "obs_size=99"),
         ("other version", {"observation_version": 0}, None, "observation encoding version 0"),

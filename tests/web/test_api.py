@@ -45,7 +45,15 @@ def play_out(client, view) -> dict:
     ({"num_players": 2, "opponents": ["checkpoint:../2p"]}, "loads checkpoints by name only"),
     ({"num_players": 2, "opponents": ["checkpoint:no-such-name"]}, "no-such-name"),
     ({"num_players": 2, "opponents": ["expert:bogus=1"]}, "bogus"),
-    ({"num_players": 2, "opponents": ["random"], "rules": "poker"}, "unknown rules preset 'poker'"),
+    ({"num_players": 2, "opponents": ["random"], "rules": "poker"}, "rules must be the name of a preset"),
+    ({"num_players": 2, "opponents": ["random"], "rules": ["standard"]}, "rules must be the name of a preset"),
+    ({"num_players": 2, "opponents": ["random"], "rules": {"num_players": 2}}, "rules must be the name of a preset"),
+    ({"num_players": 2, "opponents": ["random"], "seed": 2**64}, "seed must be null or an int in 0.."),
+    ({"num_players": 2, "opponents": ["expert:policy=/etc/passwd"]}, "loads checkpoints by name only"),
+    ({"num_players": 2, "opponents": ["expert:policy=checkpoint:/tmp/x"]}, "loads checkpoints by name only"),
+    ({"num_players": 2, "opponents": ["search:policy=../2p"]}, "loads checkpoints by name only"),
+    ({"num_players": 2, "opponents": ["expert:samples=4096"]}, "samples may be at most 256"),
+    ({"num_players": 2, "opponents": ["search:samples=99999999999"]}, "samples may be at most 256"),
     ({"num_players": 2, "opponents": ["random"], "seat": 2}, "seat must be an int in 0..1"),
     ({"num_players": 2, "opponents": ["random"], "colour": "red"}, "unknown field(s) ['colour']"),
     ([1, 2], "needs a JSON object"),
@@ -340,3 +348,68 @@ def test_the_replay_list_says_who_played_and_who_won(live_server, tmp_path):
     assert len(finished) == 2 and all(g["players"] in (["heuristic", "greedy"], ["greedy", "heuristic"]) for g in finished)
     assert all(g["result"].startswith(("heuristic (player", "greedy (player", "tie")) for g in finished)
     assert all(len(g["date"]) == 16 for g in finished)
+
+
+def test_huge_numbers_and_deep_nesting_are_400s(live_server):
+    _, client = live_server()
+    body = b'{"num_players": 2, "opponents": ["random"], "seed": ' + b"9" * 5000 + b"}"
+    status, answer = client.post("/api/games", raw=body)
+    assert status == 400 and "not valid JSON" in answer["error"]
+    status, answer = client.post("/api/games", raw=b"[" * 100_000 + b"]" * 100_000)
+    assert status in (400, 413) and "error" in answer
+
+
+def test_cross_site_and_non_json_writes_are_refused(live_server):
+    server, client = live_server()
+    status, answer = client.post("/api/games", NEW_GAME, headers={"Origin": "https://elsewhere.example"})
+    assert status == 403 and "another site" in answer["error"]
+    status, answer = client.post("/api/games", raw=json.dumps(NEW_GAME).encode(), headers={"Content-Type": "text/plain"})
+    assert status == 415 and "application/json" in answer["error"]
+    status, _ = client.post("/api/games", NEW_GAME, headers={"Origin": server.url.rstrip("/")})
+    assert status == 201, "the server's own page may write"
+    assert not server.store.games or len(server.store.games) == 1
+
+
+def test_finished_games_make_room_under_the_cap(live_server):
+    server, client = live_server(store=GameStore(max_games=1))
+    _, first = client.post("/api/games", NEW_GAME)
+    assert client.post("/api/games", NEW_GAME)[0] == 503, "the cap holds while the game is in play"
+    play_out(client, first)
+    status, second = client.post("/api/games", NEW_GAME)
+    assert status == 201 and list(server.store.games) == [second["game_id"]]
+
+
+def test_idle_and_half_sent_connections_are_closed(live_server, monkeypatch):
+    import socket
+    import time
+
+    from rouba_env.web.server import RequestHandler
+
+    monkeypatch.setattr(RequestHandler, "timeout", 1)  # the same mechanism, a shorter wait
+    server, _ = live_server()
+    for start in (b"", b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n"):
+        connection = socket.create_connection(server.server_address[:2], timeout=30)
+        connection.sendall(start)
+        started = time.monotonic()
+        assert connection.recv(1024) == b"", "the server closes the connection without an answer"
+        assert time.monotonic() - started < 10
+        connection.close()
+
+
+def test_an_opponent_that_plays_illegally_is_named_and_the_save_folder_may_fail(live_server, tmp_path):
+    from rouba_env.players.checkpoint import write_checkpoint
+    from rouba_env.rules.config import preset
+    from tests.players.helpers import random_tensors
+
+    rules = preset("standard")
+    tensors = random_tensors(rules, 2, (8,))
+    tensors["policy_head.bias"][:] = -3e38  # finite weights whose logits overflow: must still play legally
+    folder = tmp_path / "nets"
+    write_checkpoint(folder / "overflow", tensors, rules, 2, (8,))
+    blocked = tmp_path / "saved"
+    blocked.write_text("a file where the folder should be")
+    server, client = live_server(store=GameStore(save_folder=blocked, checkpoint_folder=folder))
+    status, view = client.post("/api/games", {"num_players": 2, "opponents": ["checkpoint:overflow"], "seed": 1})
+    assert status == 201, view
+    last = play_out(client, view)
+    assert last["finished"] and last["saved"] is None and "cannot write" in last["save_error"]
