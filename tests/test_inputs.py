@@ -208,3 +208,37 @@ def test_the_wrapped_aec_env_refuses_steps_after_the_game_as_the_raw_one_does():
         for action in (0, None):
             with pytest.raises(RuntimeError, match="the game is over"):
                 env.step(action)
+
+
+def test_evaluate_says_how_many_games_a_request_means_and_refuses_what_cannot_fit(capsys):
+    from rouba_env.cli.evaluate import main
+
+    assert main(["--players", *["random"] * 14, "--num-players", "8", "--games", "1", "--no-progress"]) == 2
+    assert "3003 lineups, so one deal alone is 24024 games" in capsys.readouterr().err
+    assert main(["--players", *["random"] * 40, "--num-players", "8", "--games", "1", "--no-progress"]) == 2
+    assert "76904685 lineups" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--seed", "-1"], "--seed: must be a whole number"),
+    (["--seed", "9" * 5000], "--seed: must be a whole number"),
+    (["--web", "--host", "256.1.1.1", "--port", "0"], "cannot listen on 256.1.1.1"),
+    (["--web", "--save-games", "/proc/x"], "--save-games: cannot write /proc/x"),
+])
+def test_play_refuses_bad_options_with_one_line_and_status_2(argv, message, capsys):
+    from rouba_env.cli.play import main
+
+    try:
+        status = main(argv)
+    except SystemExit as stop:  # argparse's usage errors
+        status = stop.code
+    assert status == 2 and message in capsys.readouterr().err
+
+
+def test_terminal_play_survives_a_million_digit_answer(monkeypatch, capsys):
+    from rouba_env.cli import play
+
+    answers = iter(["9" * 1_000_000, "q"])
+    monkeypatch.setattr(play, "ask", lambda prompt: next(answers))
+    assert play.main(["--seed", "1"]) == 0
+    assert "please type a number" in capsys.readouterr().out

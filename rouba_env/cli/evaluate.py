@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         return fail(str(error))
     games_per_deal = len(lineups) * num_players
     total = -(-args.games // games_per_deal) * games_per_deal
+    if total != args.games:
+        print(f"{args.games} games asked for: {total} will be played (whole deals of {games_per_deal} games: "
+              f"{len(lineups)} lineup(s) x {num_players} rotations)", file=sys.stderr)
     with Progress(total, "game", enabled=args.progress) as bar:
         if args.ray or args.ray_address:  # rouba_env/evaluation/distributed.py (needs the ray extra)
             from rouba_env.evaluation.distributed import evaluate_on_ray

@@ -56,6 +56,8 @@ _RECORD_KEY_POLICY = 1
 # ---------------------------------------------------------------------------
 
 
+MAX_GAMES_PER_DEAL = 20_000
+"""Most games one deal may mean (every lineup of a pool in every rotation); a pool beyond it is refused unplayed."""
 FILL_MODES = ("cycle", "field")
 """How fewer specs than seats fill a table: cycled (``a b a b``) or one against the field (``a b b b``)."""
 
@@ -74,6 +76,12 @@ def build_lineups(specs: Sequence[str], num_players: int,
         raise ValueError(f"players must be spec strings (e.g. 'heuristic'), got {not_specs!r}")
     if fill not in FILL_MODES:
         raise ValueError(f"fill must be one of {FILL_MODES}, got {fill!r}")
+    if len(specs) > num_players:
+        lineups = math.comb(len(specs), num_players)
+        if lineups * num_players > MAX_GAMES_PER_DEAL:
+            raise ValueError(f"{len(specs)} players at {num_players} seats make {lineups} lineups, so one deal "
+                             f"alone is {lineups * num_players} games (at most {MAX_GAMES_PER_DEAL}); use fewer "
+                             f"players or a smaller pool")
     if fill == "field":
         if not 2 <= len(specs) <= num_players:
             raise ValueError(f"one against the field needs 2..{num_players} specs (the first against the others), "

@@ -16,3 +16,11 @@ def test_the_ray_extra_pins_the_versions_in_use():
     rllib_gymnasium = [Requirement(text.split(";")[0]) for text in requires("ray")
                        if text.startswith("gymnasium") and '"rllib"' in text]
     assert all(req.specifier.contains(version("gymnasium")) for req in rllib_gymnasium)
+
+
+def test_an_unreachable_ray_address_fails_at_once_naming_it(capsys):
+    from rouba_env.cli.evaluate import main
+
+    assert main(["--players", "random", "greedy", "--games", "2", "--ray-address", "127.0.0.1:9",
+                 "--no-progress", "--json", "/tmp/unused.json"]) == 2
+    assert "cannot reach a Ray cluster at 127.0.0.1:9" in capsys.readouterr().err  # our check, before Ray waits

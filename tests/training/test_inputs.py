@@ -77,3 +77,47 @@ def test_a_resume_trains_the_folder_the_user_named_and_never_joins_a_cluster_fro
     saved = torch.load(run / "checkpoint.pt", weights_only=True)
     assert saved["config"]["run_dir"] == "runs/default" and not saved["config"]["ray"]
     assert saved["config"]["ray_address"] == "" and saved["learner_steps"] >= 900
+
+
+def test_a_resume_file_with_entries_that_are_not_ours_is_refused_unread(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert train_main(["--run-dir", str(run), "--total-steps", "150", *TINY_FLAGS]) == 0
+    state = torch.load(run / "checkpoint.pt", weights_only=True)
+    state["padding"] = torch.zeros(1_000_000)
+    torch.save(state, run / "checkpoint.pt")
+    capsys.readouterr()
+    assert train_main(["--resume", "--run-dir", str(run), "--total-steps", "300"]) == 2
+    assert "unknown entries ['padding']" in capsys.readouterr().err
+
+
+def test_a_metrics_file_that_is_a_device_is_refused(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert train_main(["--run-dir", str(run), "--total-steps", "150", *TINY_FLAGS]) == 0
+    (run / "metrics.csv").unlink()
+    (run / "metrics.csv").symlink_to("/dev/zero")
+    capsys.readouterr()
+    assert train_main(["--resume", "--run-dir", str(run), "--total-steps", "900"]) == 2
+    assert "metrics.csv is not a regular file" in capsys.readouterr().err
+
+
+def test_a_full_disk_during_torch_save_is_named(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    from rouba_env.files import FileWriteError, write_atomically
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda folder: usage(10**9, 10**9, 1024))
+
+    def torch_like_writer(path):
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 64 vs 0")
+
+    with pytest.raises(FileWriteError, match="the disk is full"):
+        write_atomically(tmp_path / "checkpoint.pt", torch_like_writer)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_docs_list_every_training_limit_as_the_code_has_it():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()
+    for name, (low, high) in LIMITS.items():
+        assert f"| `{name}` | {low}..{high} |" in text, name
