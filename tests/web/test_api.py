@@ -410,3 +410,14 @@ def test_an_opponent_that_plays_illegally_is_named_and_the_save_folder_may_fail(
     assert status == 201, view
     last = play_out(client, view)
     assert last["finished"] and last["saved"] is None and "cannot write" in last["save_error"]
+
+
+def test_a_deeply_nested_replay_file_is_a_clear_error_not_a_500(live_server, tmp_path):
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    (folder / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
+    _, client = live_server(replays=folder)
+    status, listing = client.get("/api/replays")
+    assert status == 200 and listing["games"][0]["result"].startswith("unreadable: deep.json is nested too deeply")
+    status, answer = client.get("/api/replays/deep.json?step=0")
+    assert status == 422 and "nested too deeply" in answer["error"]
