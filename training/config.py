@@ -14,8 +14,8 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from rouba_env.checks import check_int, is_int, shown
-from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH
+from rouba_env.checks import is_int, shown
+from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, network_fits
 from rouba_env.players.registry import known_players, make_policy
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import REWARD_MODES
@@ -153,11 +153,9 @@ class TrainConfig:
         check_field_types(self)
         for name, (low, high) in LIMITS.items():
             check_limit(name, getattr(self, name), low, high)
-        for size in self.hidden_sizes:
-            check_int("each of hidden_sizes", size, 1, MAX_HIDDEN_WIDTH)
-        if len(self.hidden_sizes) > MAX_HIDDEN_LAYERS:
-            raise ValueError(f"hidden_sizes may list at most {MAX_HIDDEN_LAYERS} layers (what a checkpoint may hold), "
-                             f"got {len(self.hidden_sizes)}")
+        if not network_fits(self.hidden_sizes):
+            raise ValueError(f"hidden_sizes must be 1..{MAX_HIDDEN_LAYERS} widths, each in 1..{MAX_HIDDEN_WIDTH} "
+                             f"(what a checkpoint may hold), got {shown(list(self.hidden_sizes))}")
         if len(set(self.num_players)) != len(self.num_players):
             raise ValueError(f"num_players must list each table size once, got {list(self.num_players)}")
         if not self.run_dir.strip():

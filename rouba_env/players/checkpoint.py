@@ -71,6 +71,16 @@ RANK_NETWORK_WIDTHS = 2
 """A rank-shared network's ``hidden_sizes``: (context width, token width)."""
 
 
+def network_fits(hidden_sizes) -> bool:
+    """True for hidden sizes a checkpoint may hold: 1..`MAX_HIDDEN_LAYERS` widths in 1..`MAX_HIDDEN_WIDTH`.
+
+    The one test of a network's size: the loader applies it, and so do the writer and the trainer's
+    settings, so nothing is trained or written that could not be loaded.
+    """
+    return (isinstance(hidden_sizes, (list, tuple)) and 1 <= len(hidden_sizes) <= MAX_HIDDEN_LAYERS
+            and all(isinstance(h, int) and is_int(h) and 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden_sizes))
+
+
 class CheckpointError(ValueError):
     """A checkpoint cannot be used: missing, damaged, foreign, too big or for other rules."""
 
@@ -147,10 +157,9 @@ def read_metadata(folder: Path) -> dict:
         if metadata[key] != value:
             raise CheckpointError(f"{meta_path}: {key}={metadata[key]} but {max_players}-seat padding needs {value}")
     hidden = metadata.get("hidden_sizes")
-    if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
-            or any(not isinstance(h, int) or not is_int(h) or not 1 <= h <= MAX_HIDDEN_WIDTH for h in hidden)):
+    if not network_fits(hidden):
         raise CheckpointError(f"{meta_path}: hidden_sizes must be a list of 1..{MAX_HIDDEN_LAYERS} ints in "
-                              f"1..{MAX_HIDDEN_WIDTH}, got {hidden!r}")
+                              f"1..{MAX_HIDDEN_WIDTH}, got {shown(hidden)}")
     architecture = metadata.get("architecture", "mlp")
     if architecture not in ARCHITECTURES:
         raise CheckpointError(f"{meta_path}: architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
@@ -260,6 +269,9 @@ def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: 
     """Write ``model.safetensors`` and then ``metadata.json`` into ``folder`` (each atomically)."""
     if architecture not in ARCHITECTURES:
         raise ValueError(f"architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
+    if not network_fits(list(hidden_sizes)):
+        raise ValueError(f"hidden_sizes must be 1..{MAX_HIDDEN_LAYERS} widths in 1..{MAX_HIDDEN_WIDTH} (what a "
+                         f"checkpoint may hold), got {shown(list(hidden_sizes))}")
     from safetensors.numpy import save
 
     folder = Path(folder)

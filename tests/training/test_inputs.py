@@ -27,9 +27,9 @@ BAD_SETTINGS = [
     ("update_epochs", 10**6, "update_epochs must be in 1..100"),
     ("run_dir", "", "run_dir must name a folder"),
     ("run_dir", "  ", "run_dir must name a folder"),
-    ("hidden_sizes", (10**6, 10**6), f"in 1..{MAX_HIDDEN_WIDTH}"),
-    ("hidden_sizes", (5000,), f"in 1..{MAX_HIDDEN_WIDTH}"),
-    ("hidden_sizes", (8,) * (MAX_HIDDEN_LAYERS + 1), f"at most {MAX_HIDDEN_LAYERS} layers"),
+    ("hidden_sizes", (10**6, 10**6), f"each in 1..{MAX_HIDDEN_WIDTH}"),
+    ("hidden_sizes", (5000,), f"each in 1..{MAX_HIDDEN_WIDTH}"),
+    ("hidden_sizes", (8,) * (MAX_HIDDEN_LAYERS + 1), f"1..{MAX_HIDDEN_LAYERS} widths"),
     ("learning_rate", float("nan"), "learning_rate must be a finite number"),
     ("minibatch_size", True, "minibatch_size must be int"),
     ("eval_games", 0, "eval_games must be at least 1"),
@@ -121,3 +121,12 @@ def test_the_docs_list_every_training_limit_as_the_code_has_it():
     text = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()
     for name, (low, high) in LIMITS.items():
         assert f"| `{name}` | {low}..{high} |" in text, name
+
+
+def test_the_checkpoint_writer_refuses_a_network_the_loader_would_refuse(tmp_path):
+    from rouba_env.players.checkpoint import write_checkpoint
+    from rouba_env.rules.config import preset
+
+    with pytest.raises(ValueError, match="what a checkpoint may hold"):
+        write_checkpoint(tmp_path / "big", {}, preset("standard"), 2, (MAX_HIDDEN_WIDTH + 1,))
+    assert not (tmp_path / "big").exists()
