@@ -123,6 +123,24 @@ def solve_endgame(rules: RulesConfig, encoder: ObservationEncoder, actions: Acti
     return np.array([solved[actions.decode(int(action))] for action in legal])
 
 
+def anchored_choice(candidates: np.ndarray, values: np.ndarray, prior: np.ndarray, z: float,
+                    prior_weight: float) -> int:
+    """The searches' decision: the anchor (``candidates[0]``) unless another candidate beats it.
+
+    ``values[s, m]`` is candidate ``m``'s value on sample ``s`` (common samples for every candidate). A
+    candidate replaces the anchor only if its mean paired advantage exceeds ``z`` standard errors; among
+    such candidates the best mean wins, ``prior_weight`` x ``prior`` breaking exact ties.
+    """
+    difference = values - values[:, :1]
+    mean = difference.mean(axis=0)
+    stderr = difference.std(axis=0, ddof=1) / np.sqrt(values.shape[0]) if values.shape[0] > 1 else 0.0
+    beats_anchor = mean > z * stderr
+    if not beats_anchor.any():
+        return int(candidates[0])
+    score = np.where(beats_anchor, mean, -np.inf) + prior_weight * prior
+    return int(candidates[np.argmax(score)])
+
+
 class ExpertPolicy(BasePolicy):
     """Determinized Monte Carlo search anchored on the heuristic, with an exact two-player endgame.
 
@@ -273,12 +291,4 @@ class ExpertPolicy(BasePolicy):
         candidates, prior = legal[order], prior[order]
         if candidates.size == 1:
             return int(candidates[0])
-        values = self.sample_values(obs, candidates, rng)
-        difference = values - values[:, :1]
-        mean = difference.mean(axis=0)
-        stderr = difference.std(axis=0, ddof=1) / np.sqrt(values.shape[0]) if values.shape[0] > 1 else 0.0
-        beats_anchor = mean > self.z * stderr
-        if not beats_anchor.any():
-            return int(candidates[0])
-        score = np.where(beats_anchor, mean, -np.inf) + PRIOR_WEIGHT * prior
-        return int(candidates[np.argmax(score)])
+        return anchored_choice(candidates, self.sample_values(obs, candidates, rng), prior, self.z, PRIOR_WEIGHT)

@@ -17,7 +17,7 @@ from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.players.base import BasePolicy
 from rouba_env.players.determinization import HiddenCardSampler
-from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, solve_endgame
+from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, anchored_choice, solve_endgame
 from rouba_env.players.network import NetworkPolicy, load_policy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig
@@ -164,12 +164,5 @@ class SearchPolicy(BasePolicy):
         candidates, prior = legal[order], prior[order]
         if candidates.size == 1:
             return int(candidates[0])
-        values = self.move_values(obs, candidates, rng)
-        difference = values - values[:, :1]
-        mean = difference.mean(axis=0)
-        stderr = difference.std(axis=0, ddof=1) / np.sqrt(values.shape[0]) if values.shape[0] > 1 else 0.0
-        beats_favourite = mean > self.z * stderr
-        if not beats_favourite.any():
-            return int(candidates[0])
-        score = np.where(beats_favourite, mean, -np.inf) + SEARCH_PRIOR_WEIGHT * prior
-        return int(candidates[np.argmax(score)])
+        return anchored_choice(candidates, self.move_values(obs, candidates, rng), prior, self.z,
+                               SEARCH_PRIOR_WEIGHT)
