@@ -58,10 +58,11 @@ def connect(address: str | None = None) -> bool:
     An already initialised Ray (e.g. by the caller) is used as it is.
     """
     ray = import_ray()
+    if address:
+        check_ray_address(address)  # even with a Ray already running here: the address asked for must answer
     if ray.is_initialized():
         return False
     if address:
-        check_ray_address(address)
         ray.init(address=address, configure_logging=False)
     else:
         ray.init(include_dashboard=False, configure_logging=False)

@@ -218,7 +218,7 @@ def test_disk_errors_are_one_line_and_keep_the_last_checkpoint(tmp_path, capsys,
 
 
 def test_config_errors_and_toml(tmp_path):
-    with pytest.raises(ValueError, match="num_envs must be positive"):
+    with pytest.raises(ValueError, match="num_envs must be in 1..16384"):
         TrainConfig(num_envs=0)
     with pytest.raises(ValueError, match="table sizes in 2..8"):
         TrainConfig(num_players=(9,))
@@ -246,7 +246,7 @@ def test_config_errors_and_toml(tmp_path):
 def test_train_command_rejects_bad_settings_in_one_line():
     for script in (["rouba-train"], [sys.executable, str(ROOT / "scripts" / "train.py")]):
         result = subprocess.run([*script, "--num-envs", "0"], capture_output=True, text=True, cwd=ROOT)
-        assert result.returncode == 2 and result.stderr.strip() == "error: num_envs must be positive, got 0"
+        assert result.returncode == 2 and result.stderr.strip() == "error: num_envs must be in 1..16384, got 0"
 
 
 def test_resume_refuses_a_different_network_shape(tmp_path):
