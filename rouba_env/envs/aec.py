@@ -10,6 +10,8 @@ offender gets ``illegal_reward``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -166,6 +168,10 @@ class raw_env(AECEnv):
         pass
 
 
+AgentObservation = dict[str, np.ndarray]
+"""One agent's observation: ``{"observation": float32[D], "action_mask": int8[A]}``."""
+
+
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcement, with `last` asked of the environment in one call.
 
@@ -178,7 +184,8 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise RuntimeError("call reset() before agent_iter()")
         return AgentIterator(self, max_iter)
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[AgentObservation | None, float, bool, bool, dict[str, Any]]:
+        """(observation, reward, terminated, truncated, info) of the agent to act, as PettingZoo's ``last``."""
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
@@ -221,6 +228,6 @@ class AgentIterator:
         return raw.agent_selection
 
 
-def env(**kwargs) -> AECEnv:
+def env(**kwargs) -> OrderEnforcing:
     """The environment wrapped as PettingZoo's classic games are (order enforcement)."""
     return OrderEnforcing(raw_env(**kwargs))

@@ -9,7 +9,7 @@ the reward is always the learner's own final reward.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, Union
 
 import gymnasium
 import numpy as np
@@ -22,6 +22,8 @@ from rouba_env.checks import as_seed, check_choice, check_flag, check_int
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
 
+Observation = Union[np.ndarray, dict[str, np.ndarray]]
+"""The learner's observation: the vector, or ``{"observation", "action_mask"}`` with ``dict_observation=True``."""
 OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
 
 
@@ -150,7 +152,7 @@ class SingleAgentEnv(gymnasium.Env):
             info["scores"] = self.table.scores()
         return info
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=as_seed(seed))
         rng = self.np_random
         n = self.rules.num_players
@@ -169,7 +171,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observation(), self._info()
 
-    def step(self, action):
+    def step(self, action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         table = self.table
         table.require_started("step()")
         if table.over:
