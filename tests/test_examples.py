@@ -13,6 +13,7 @@ EXAMPLES = {
     "checkpoint_opponent.py": ([], "the 2p policy wins"),
     "vector_game.py": ([], "games,"),
     "sb3_maskable_ppo.py": (["--steps", "256", "--n-steps", "128", "--games", "8"], "win rate vs random:"),
+    "record_video.py": (["--episodes", "1", "--folder", "videos"], "recorded 1 videos in videos"),
 }
 
 

@@ -12,19 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from rouba_env.envs.render import render_text
+from rouba_env.envs.render import RENDER_MODES, render_as
 from rouba_env.checks import as_seed, check_choice
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import NO_SEAT
 
-RENDER_MODES = ("ansi", "human")
 RENDER_FPS = 2
 """Moves per second a viewer of ``render_mode="human"`` output should expect (gymnasium's metadata key)."""
 
@@ -41,7 +39,7 @@ class raw_env(AECEnv):
         illegal_action: ``"terminate"`` (default: the game ends; the offender
             gets ``illegal_reward``, the others 0; a warning is issued) or
             ``"raise"`` (ValueError, nothing changes).
-        render_mode: None, ``"ansi"`` or ``"human"``.
+        render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (a frame, for videos).
         **rule_fields: `RulesConfig` fields overriding ``rules`` (``num_players=3``).
     """
 
@@ -154,15 +152,11 @@ class raw_env(AECEnv):
             self.infos[a] = {"scores": list(points), "illegal_action": illegal}
         self._accumulate_rewards()
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = render_text(self.table.require_started("render()"))
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+    def render(self) -> str | np.ndarray | None:
+        """The game as text (``ansi``; ``human`` prints it; the hand of the seat to act) or as a frame with
+        every hand face up (``rgb_array``)."""
+        state = self.table.require_started("render()")
+        return render_as(self.render_mode, state, None if self.render_mode == "rgb_array" else state.current)
 
     def close(self) -> None:
         pass

@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rouba_env.envs.aec import RENDER_FPS, RENDER_MODES
-from rouba_env.envs.render import render_text
+from rouba_env.envs.render import render_as
 from rouba_env.players.base import Policy
 from rouba_env.checks import as_seed, check_choice, check_flag, check_int
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
@@ -187,15 +187,9 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observation(), reward, terminated, False, self._info()
 
-    def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = render_text(self.table.require_started("render()"), viewer=self.learner)
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+    def render(self) -> str | np.ndarray | None:
+        """The game from the learner's seat: text (``ansi``; ``human`` prints it) or a frame (``rgb_array``)."""
+        return render_as(self.render_mode, self.table.require_started("render()"), self.learner)
 
 
 ENV_ID = "RoubaMonte-v0"

@@ -114,7 +114,7 @@ def test_bad_constructor_arguments():
     with pytest.raises(ValueError, match="unknown reward 'score'"):
         rouba_env.env(reward="score")
     with pytest.raises(ValueError, match="unknown render_mode"):
-        rouba_env.env(render_mode="rgb_array")
+        rouba_env.env(render_mode="video")
     with pytest.raises(ValueError, match="num_players=9"):
         rouba_env.env(num_players=9)
     with pytest.raises(ValueError, match="unknown illegal_action"):
