@@ -77,8 +77,9 @@ class Table:
         illegal_reward: the offender's reward when an illegal action ends the game.
         seats: a `Policy` or None (an open seat, played by an outside caller) per seat;
             default: every seat open.
-        before_move, after_move: told of every legal move, by a seated player or an outside
-            caller, just before and just after it is played (logs, replays; they change nothing).
+        before_move: told of every legal move, by a seated player or an outside caller, just
+            before it is played (logs, replays; it changes nothing).
+        after_move: told of every legal move just after it is played.
     """
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None, reward: str = "outcome",

@@ -74,6 +74,24 @@ def observation_blocks(max_players: int) -> list[tuple[str, int]]:
     ]
 
 
+BLOCK_MEANINGS = {
+    "hand": "own cards per rank slot (A..K, joker)",
+    "table": "table cards per rank slot",
+    "seen": "public card memory: cards per rank seen face up (table and every pile)",
+    "pile_top": "per seat: one-hot top rank of its pile (a joker shows its name), then 'empty'",
+    "pile_size": "per seat: pile size / total cards",
+    "hand_size": "per seat: cards in hand",
+    "present": "per seat: 1 if at the table (0: padding)",
+    "dealer": "one-hot dealer seat",
+    "to_act": "one-hot seat to act (all zero once the game is over)",
+    "deck": "cards left in the deck / total cards",
+    "flipped": "with draw_from_deck: the flipped card of the seat to act, per rank slot",
+    "rules": "the variant flags: take_all, must_capture, leftovers_to_last_capturer, draw_from_deck, jokers",
+}
+"""What each block holds, for the documentation's generated tables. Seat blocks are rotated: seat 0 is the
+observer, 1 the player to its left, and so on."""
+
+
 def observation_layout(max_players: int) -> dict[str, slice]:
     """Index range of each block for a given padding."""
     layout, start = {}, 0

@@ -255,7 +255,7 @@ class ExpertPolicy(BasePolicy):
 
     def rollout_scores(self, states: list[GameState], moves: list[Move],
                        rng: np.random.Generator) -> list[list[list[int]]]:
-        """Final scores [S][M][seat] of playing each move on each state, then the rollout player to the end.
+        """Final scores ``[state][move][seat]`` of playing each move on each state, then the rollout player to the end.
 
         All ``S * M`` games run together on `VectorGame` (game ``s * M + m``).
         """
