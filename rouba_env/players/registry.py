@@ -34,21 +34,26 @@ def _make_scripted(cls):
     return factory
 
 
+def _parsed_options(name: str, options: dict, option_types: Mapping[str, type]) -> dict:
+    """Spec options (strings) as typed arguments; a ValueError names an unknown option or a bad value."""
+    unknown = set(options) - set(option_types)
+    if unknown:
+        known = sorted(key for key in option_types if key != "argument")
+        raise ValueError(f"player {name!r} has no option(s) {sorted(unknown)}; known: {known}")
+    parsed = {}
+    for key, value in options.items():
+        try:
+            parsed[key] = option_types[key](value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} option {key}={value!r} is not a valid {option_types[key].__name__}") from None
+    return parsed
+
+
 def _make_searcher(cls, option_types: Mapping[str, type]) -> PolicyFactory:
     """Registry factory for a searching player whose spec options (strings) are converted to typed arguments."""
 
     def factory(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
-        unknown = set(options) - set(option_types)
-        if unknown:
-            raise ValueError(f"player {cls.name!r} has no option(s) {sorted(unknown)}; known: {sorted(option_types)}")
-        parsed = {}
-        for key, value in options.items():
-            try:
-                parsed[key] = option_types[key](value)
-            except (TypeError, ValueError):
-                raise ValueError(f"{cls.name} option {key}={value!r} is not a valid "
-                                 f"{option_types[key].__name__}") from None
-        return cls(rules, max_players, **parsed)
+        return cls(rules, max_players, **_parsed_options(cls.name, options, option_types))
 
     return factory
 
@@ -58,6 +63,17 @@ def _make_checkpoint(rules: RulesConfig, max_players: int | None = None, **optio
     from rouba_env.players.network import checkpoint_player
 
     return checkpoint_player(rules, max_players, **options)
+
+
+def _make_openspiel(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
+    """``openspiel:mcts`` or ``openspiel:ismcts[,simulations=N][,uct_c=C]``; needs the openspiel extra,
+    imported only when such a player is asked for."""
+    try:
+        from rouba_env.openspiel import OpenSpielPolicy
+    except ImportError as error:
+        raise ValueError(str(error)) from None
+    types = {"argument": str, "simulations": int, "uct_c": float}
+    return OpenSpielPolicy(rules, max_players, **_parsed_options("openspiel", options, types))
 
 
 BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
@@ -71,6 +87,7 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
         "policy": str, "samples": int, "depth": int, "max_moves": int, "z": float, "endgame_nodes": int,
         "opponent": str, "passed_steal": float}),
     "checkpoint": _make_checkpoint,
+    "openspiel": _make_openspiel,
 }
 """Every built-in player name and its factory."""
 

@@ -110,6 +110,14 @@ def start_game(config: RulesConfig, deal_seed: int) -> GameState:
     """
     if not isinstance(deal_seed, (int, np.integer)) or not 0 <= int(deal_seed) < DEAL_SEED_BOUND:
         raise ValueError(f"deal_seed must be an int in [0, 2**63), got {deal_seed!r}")
+    return deal_from_deck(config, shuffled_deck(config, int(deal_seed)))
+
+
+def deal_from_deck(config: RulesConfig, deck: list[int]) -> GameState:
+    """Deal a new game from a shuffled deck (cards are taken from its end), as `start_game` does.
+
+    For callers that shuffle themselves: OpenSpiel's chance nodes choose the deck's order card by card.
+    """
     n = config.num_players
     state = GameState(
         config=config,
@@ -117,7 +125,7 @@ def start_game(config: RulesConfig, deal_seed: int) -> GameState:
         table=[],
         piles=[[] for _ in range(n)],
         pile_tops=[EMPTY_PILE] * n,
-        deck=shuffled_deck(config, int(deal_seed)),
+        deck=list(deck),
         current=config.first_player,
     )
     if config.draw_from_deck:

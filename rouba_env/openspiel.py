@@ -1,0 +1,284 @@
+"""Rouba-monte as an OpenSpiel Python game: ``pyspiel.load_game("python_rouba_monte", {...})``.
+
+Needs the ``openspiel`` extra (``pip install "rouba_env[openspiel]"``). Importing
+this module registers the game. Parameters: ``num_players`` (2..8, default 2)
+and ``rules`` (a preset name, default ``standard``).
+
+* Chance: the game starts with one chance node per card, each choosing which
+  of the remaining cards comes next in the shuffled deck (outcomes are the
+  cards' positions in `make_deck`); the deal then follows the rules, as
+  `rouba_env.rules.engine.deal_from_deck` does.
+* Players' actions are the project's action indices (`ActionEncoding`), the
+  rules are the reference engine's, legality comes from the same `Table`
+  decision (`engine.legal_moves`).
+* Returns: the margin reward (own pile minus the others' mean, over the cards
+  in play): zero-sum at every table size.
+* Observations: the project's observation vector (`ObservationEncoder`) as the
+  observation tensor and the information-state tensor; the information-state
+  string is the seat, its hand (by rank) and every move so far, which is perfect recall
+  in this game (every card a player held was played face up or is still in
+  its hand, and hands are dealt only when all are empty).
+* `RoubaMonteState.resample_from_infostate` draws the hidden cards consistently
+  with what the player saw (`HiddenCardSampler`), so OpenSpiel's
+  information-set MCTS bot can play it.
+
+`OpenSpielPolicy` (specs ``openspiel:mcts`` and ``openspiel:ismcts``) seats
+OpenSpiel's MCTS or IS-MCTS bots at a project table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError as error:  # pragma: no cover (the extra's message)
+    raise ImportError('rouba_env.openspiel needs the openspiel extra: pip install "rouba_env[openspiel]" '
+                      f"({error.name} is missing)") from error
+
+from rouba_env.checks import check_int, check_number
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.players.base import BasePolicy
+from rouba_env.players.determinization import HiddenCardSampler
+from rouba_env.rules import engine, scoring
+from rouba_env.rules.cards import make_deck, rank_of
+from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, RulesConfig, make_rules
+
+GAME_NAME = "python_rouba_monte"
+DEFAULT_PARAMETERS = {"num_players": 2, "rules": "standard"}
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Python rouba-monte (Stealing Bundles)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=MIN_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULT_PARAMETERS,
+)
+
+
+def game_rules(params: dict) -> RulesConfig:
+    """The `RulesConfig` of a game's parameters; ValueError naming a bad one."""
+    unknown = set(params) - set(DEFAULT_PARAMETERS)
+    if unknown:
+        raise ValueError(f"{GAME_NAME} has no parameter(s) {sorted(unknown)}; known: {sorted(DEFAULT_PARAMETERS)}")
+    preset = params.get("rules", DEFAULT_PARAMETERS["rules"])
+    if preset not in PRESET_FIELDS:
+        raise ValueError(f"rules must be one of {sorted(PRESET_FIELDS)}, got {preset!r}")
+    return make_rules(preset, num_players=int(params.get("num_players", DEFAULT_PARAMETERS["num_players"])))
+
+
+class GameSetup:
+    """What a game's states share: its rules, the project's encodings and the unshuffled deck."""
+
+    def __init__(self, params: dict):
+        self.rules = game_rules({**DEFAULT_PARAMETERS, **params})
+        self.actions = ActionEncoding(self.rules)
+        self.encoder = ObservationEncoder(self.rules)
+        self.deck = make_deck(self.rules.decks, self.rules.jokers)
+
+
+def setup_of(game: pyspiel.Game) -> GameSetup:
+    """The game's `GameSetup` (pyspiel may hand states a fresh wrapper of the game, without its attributes)."""
+    setup = getattr(game, "setup", None)
+    return setup if setup is not None else GameSetup(dict(game.get_parameters()))
+
+
+class RoubaMonteGame(pyspiel.Game):
+    """The game: rules from the parameters, sizes from the project's encodings."""
+
+    def __init__(self, params: dict | None = None):
+        params = {**DEFAULT_PARAMETERS, **(params or {})}
+        self.setup = GameSetup(params)
+        self.rules = self.setup.rules
+        cards = self.rules.total_cards
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.setup.actions.size,
+            max_chance_outcomes=cards,
+            num_players=self.rules.num_players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=2 * cards,
+        )
+        super().__init__(_GAME_TYPE, info, params)
+
+    def new_initial_state(self) -> "RoubaMonteState":
+        return RoubaMonteState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> "RoubaMonteObserver":
+        return RoubaMonteObserver(setup_of(self), iig_obs_type, params)
+
+
+class RoubaMonteState(pyspiel.State):
+    """A position: the deck's order chosen so far by chance, then the reference engine's `GameState`."""
+
+    def __init__(self, game: RoubaMonteGame, engine_state: engine.GameState | None = None,
+                 moves: list[tuple[int, int]] | None = None, setup: GameSetup | None = None):
+        super().__init__(game)
+        self.game_ = setup or setup_of(game)
+        """The game's rules, encodings and deck."""
+        self.game_object = game
+        self.order: list[int] = []
+        """Positions in the unshuffled deck chosen by the chance nodes, in deck order."""
+        self.engine_state = engine_state
+        self.moves = list(moves or [])
+        """(seat, action) of every move: the public history."""
+
+    # -- OpenSpiel API ---------------------------------------------------
+
+    def current_player(self) -> int:
+        if self.engine_state is None:
+            return pyspiel.PlayerId.CHANCE
+        if engine.is_terminal(self.engine_state):
+            return pyspiel.PlayerId.TERMINAL
+        return self.engine_state.current
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return sorted(self.game_.actions.legal_actions(self.engine_state))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        remaining = sorted(set(range(len(self.game_.deck))) - set(self.order))
+        return [(position, 1.0 / len(remaining)) for position in remaining]
+
+    def _apply_action(self, action: int) -> None:
+        if self.engine_state is None:
+            self.order.append(int(action))
+            if len(self.order) == len(self.game_.deck):
+                deck = [self.game_.deck[position] for position in self.order]
+                self.engine_state = engine.deal_from_deck(self.game_.rules, deck)
+            return
+        seat = self.engine_state.current
+        engine.play_move(self.engine_state, self.game_.actions.decode(int(action)))
+        self.moves.append((seat, int(action)))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal card {action}"
+        return f"p{player} {self.game_.actions.describe(self.engine_state, action)}" \
+            if self.engine_state is not None and not engine.is_terminal(self.engine_state) else f"p{player} {action}"
+
+    def is_terminal(self) -> bool:
+        return self.engine_state is not None and engine.is_terminal(self.engine_state)
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * self.game_.rules.num_players
+        return scoring.final_rewards("margin", scoring.scores(self.engine_state), self.game_.rules.total_cards)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        # Ranks, not card codes: suits never matter in this game, and a resampled world may swap them.
+        hand = sorted(rank_of(card) for card in self.engine_state.hands[player]) if self.engine_state else []
+        history = " ".join(f"{seat}:{action}" for seat, action in self.moves)
+        return f"seat {player}; hand {hand}; moves {history}"
+
+    def observation_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        return " ".join(f"{value:g}" for value in self.observation_tensor(player))
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        return self.observation_tensor(player)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        player = self.current_player() if player is None else player
+        if self.engine_state is None:
+            return [0.0] * self.game_.encoder.size
+        return self.game_.encoder.encode(self.engine_state, player).tolist()
+
+    def resample_from_infostate(self, player: int, probability_sampler) -> "RoubaMonteState":
+        """A state the player cannot tell from this one: the hidden cards drawn again, consistently."""
+        seed = int(probability_sampler() * 2**32)
+        sampler = HiddenCardSampler(self.game_.rules, self.game_.encoder.encode(self.engine_state, player))
+        world = sampler.sample(np.random.default_rng(seed))
+        world.turn, world.last_move = self.engine_state.turn, self.engine_state.last_move
+        world.last_capturer = self.engine_state.last_capturer
+        return RoubaMonteState(self.game_object, world, self.moves, self.game_)
+
+    def __str__(self) -> str:
+        if self.engine_state is None:
+            return f"dealing: {len(self.order)} of {len(self.game_.deck)} cards placed"
+        from rouba_env.envs.render import render_text
+
+        return render_text(self.engine_state, viewer=None if self.is_terminal() else self.engine_state.current)
+
+
+class RoubaMonteObserver:
+    """OpenSpiel's observer interface over the project's observation vector (the same tensor for every view)."""
+
+    def __init__(self, setup: GameSetup, iig_obs_type, params):
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        self.tensor = np.zeros(setup.encoder.size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: RoubaMonteState, player: int) -> None:
+        self.tensor[:] = state.observation_tensor(player)
+
+    def string_from(self, state: RoubaMonteState, player: int) -> str:
+        return state.observation_string(player)
+
+
+pyspiel.register_game(_GAME_TYPE, RoubaMonteGame)
+
+
+OPENSPIEL_BOTS = ("mcts", "ismcts")
+DEFAULT_SIMULATIONS = 50
+"""Simulations per decision: each is one rollout of random play (a few milliseconds here)."""
+MAX_SIMULATIONS = 100_000
+DEFAULT_UCT_C = 2.0
+
+
+class OpenSpielPolicy(BasePolicy):
+    """OpenSpiel's MCTS or information-set MCTS bot as a project player (specs ``openspiel:mcts``, ``openspiel:ismcts``).
+
+    The bot sees a `RoubaMonteState` built from the player's observation: the hidden cards drawn
+    consistently with it (`HiddenCardSampler`). IS-MCTS then resamples the hidden cards itself on every
+    simulation; MCTS searches that one drawn world as if it were the true one. Leaves are scored by
+    random rollouts (OpenSpiel's `RandomRolloutEvaluator`); both bots draw their randomness from the
+    caller's generator. Options: ``simulations`` (int, 1..100000), ``uct_c`` (float > 0).
+    """
+
+    def __init__(self, rules: RulesConfig, max_players: int | None = None, argument: str | None = None,
+                 simulations: int = DEFAULT_SIMULATIONS, uct_c: float = DEFAULT_UCT_C):
+        super().__init__(rules, max_players)
+        if argument not in OPENSPIEL_BOTS:
+            raise ValueError(f"openspiel players are {', '.join('openspiel:' + b for b in OPENSPIEL_BOTS)}; "
+                             f"got {argument!r}")
+        if self.encoder.max_players != rules.num_players:
+            raise ValueError("openspiel players play unpadded tables (max_players equal to num_players)")
+        preset = next((name for name in PRESET_FIELDS if make_rules(name, num_players=rules.num_players) == rules),
+                      None)
+        if preset is None:
+            raise ValueError("openspiel players play the rules presets; these rules are none of them")
+        self.bot_name, self.name = argument, f"openspiel:{argument}"
+        self.simulations = check_int("openspiel simulations", simulations, 1, MAX_SIMULATIONS)
+        self.uct_c = check_number("openspiel uct_c", uct_c, 0)
+        self.game = pyspiel.load_game(GAME_NAME, {"num_players": rules.num_players, "rules": preset})
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        obs, legal = self.checked(obs, mask)
+        legal_actions = np.flatnonzero(legal[0])
+        if legal_actions.size == 1:
+            return int(legal_actions[0])
+        random_state = np.random.RandomState(int(rng.integers(2**31)))
+        world = HiddenCardSampler(self.rules, obs[0], self.encoder).sample(rng)
+        state = RoubaMonteState(self.game, world)
+        evaluator = mcts.RandomRolloutEvaluator(1, random_state)
+        if self.bot_name == "ismcts":
+            bot = ismcts.ISMCTSBot(game=self.game, evaluator=evaluator, uct_c=self.uct_c,
+                                   max_simulations=self.simulations, random_state=random_state)
+        else:
+            bot = mcts.MCTSBot(self.game, self.uct_c, self.simulations, evaluator, random_state=random_state)
+        action = int(bot.step(state))
+        return action if legal[0, action] else int(legal_actions[0])  # a bot's illegal answer is never played
