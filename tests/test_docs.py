@@ -17,8 +17,11 @@ def test_the_site_builds_strictly_with_generated_tables_and_the_example_files(tm
                             capture_output=True, text=True, cwd=ROOT, timeout=600,
                             env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for page in ("aec", "gymnasium", "batched"):
+        assert "pile_top" in (tmp_path / page / "index.html").read_text(), f"{page}: the generated spaces"
     environments = (tmp_path / "environments" / "index.html").read_text()
     assert "<!-- observation-table -->" not in environments and "pile_top" in environments
+    assert "python_rouba_monte" in (tmp_path / "openspiel" / "index.html").read_text()
     assert "a 2-player table has 130 actions" in environments
     training = (tmp_path / "training" / "index.html").read_text()
     assert "--total-steps" in training and "--rollout-workers" in training, "every TrainConfig field"
