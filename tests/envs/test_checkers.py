@@ -39,3 +39,13 @@ def test_the_default_illegal_move_convention_is_documented_and_strict_mode_raise
     strict.reset(seed=0)
     with pytest.raises(ValueError, match="illegal action"):
         strict.step(10_000)
+
+
+def test_the_checkers_pass_with_frames_as_well():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test, render_test
+
+    check_env(gymnasium.make("RoubaMonte-v0", render_mode="rgb_array").unwrapped, skip_render_check=False)
+    api_test(rouba_env.env(render_mode="rgb_array"), num_cycles=30)
+    render_test(lambda render_mode=None: rouba_env.env(render_mode=render_mode))
