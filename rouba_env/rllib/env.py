@@ -85,10 +85,7 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
         mover = agent_id(table.current)
         if set(action_dict) != {mover}:
             raise ValueError(f"expected an action for {mover} only, got actions for {sorted(action_dict)}")
-        action = action_dict[mover]
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = int(action)
-        table.play(action, who=mover)
+        table.play(action_dict[mover], who=mover)  # the table takes numpy integers and 0-d arrays too
         if table.over:  # the game ended, by its last move or by an illegal action
             everyone = range(self.rules.num_players)
             rewards = table.final_rewards()
