@@ -49,15 +49,6 @@ class IllegalActionWarning(UserWarning):
     """An illegal action ended a game (``illegal_action="terminate"``)."""
 
 
-def is_legal_index(action, mask: np.ndarray) -> bool:
-    """True when ``action`` is an integer index (not a bool or float) whose entry in ``mask`` is set."""
-    if isinstance(action, np.ndarray) and action.shape == ():
-        action = action[()]
-    if not is_int(action):
-        return False
-    return 0 <= int(action) < mask.shape[-1] and bool(mask[int(action)])
-
-
 class IllegalPlayerAction(ValueError):
     """A seated player returned an action that is not legal: a bug in that player, never a game event."""
 
@@ -229,11 +220,11 @@ class Table:
             if clock is not None:
                 clock[0][seat] += 1
                 clock[1][seat] += time.perf_counter() - started
-            if not is_legal_index(action, mask):
+            move, _ = self._legal_move(action)  # the one legality check, as for an outside caller's move
+            if move is None:
                 raise IllegalPlayerAction(f"player {player!r} in seat {seat} returned action {action!r}, which is "
                                           f"not legal; legal actions: {np.flatnonzero(mask).tolist()}")
-            action = int(action)
-            self._play(seat, action, self.actions.move_of(action))
+            self._play(seat, int(action), move)
 
     def _legal_move(self, action) -> tuple[engine.Move | None, str]:
         """(the move, "") if ``action`` is a legal action index now, else (None, why not)."""
