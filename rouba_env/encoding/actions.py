@@ -74,6 +74,8 @@ class ActionEncoding:
         self.size = NUM_KINDS * self.num_targets
         self._moves = [Move(*action_move(action, self.num_targets)) for action in range(self.size)]
         """The move of every action index (padded seats' targets included): decoding by lookup."""
+        self._actions = {move: action for action, move in enumerate(self._moves)}
+        """The action index of every move: encoding by lookup (a mask is built on every turn)."""
 
     def index(self, kind: int, target: int) -> int:
         """The action index of (kind, target) (`action_index`)."""
@@ -94,8 +96,9 @@ class ActionEncoding:
     def mask_of(self, moves: list[Move]) -> np.ndarray:
         """int8 mask with the actions of ``moves`` set (a legal-move list of the seat to act)."""
         mask = bytearray(self.size)  # cheaper than numpy stores for a handful of entries
-        for kind, target in moves:
-            mask[self.index(kind, target)] = 1
+        actions = self._actions
+        for move in moves:
+            mask[actions[move]] = 1
         return np.frombuffer(mask, dtype=np.int8)
 
     def decode(self, action: int) -> Move:
@@ -114,7 +117,7 @@ class ActionEncoding:
         return Move(kind, target)
 
     def legal_actions(self, state: GameState) -> list[int]:
-        return [self.index(kind, target) for kind, target in legal_moves(state)]
+        return [self._actions[move] for move in legal_moves(state)]
 
     def mask(self, state: GameState, seat: int | None = None) -> np.ndarray:
         """int8 mask of legal actions for ``seat`` (all zero when it is not that seat's turn)."""
