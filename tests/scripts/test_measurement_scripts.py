@@ -1,0 +1,25 @@
+"""The measurement scripts behind results figures run, with tiny budgets (no timing asserts)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # each test starts a process
+
+
+def test_steal_rate_counts_chances_and_steals():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "steal_rate.py"), "--games", "2",
+                             "--players", "greedy"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.startswith("greedy: stole "), result.stderr
+
+
+def test_bench_baseline_compares_this_tree_with_a_commit(tmp_path):
+    out = tmp_path / "baseline.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_baseline.py"), "--ref", "HEAD",
+                             "--repeats", "1", "--env-steps", "200", "--steps", "20000", "--baseline-batch", "256",
+                             "--json", str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "ratio" in result.stdout and out.is_file()
