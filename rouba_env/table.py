@@ -53,6 +53,28 @@ class IllegalPlayerAction(ValueError):
     """A seated player returned an action that is not legal: a bug in that player, never a game event."""
 
 
+def out_of_range(num_actions: int) -> str:
+    return f"out of range 0..{num_actions - 1}"
+
+
+NOT_LEGAL_NOW = "not a legal move now"
+
+
+def illegal_action_message(action, who: str, reason: str, legal: Sequence[int]) -> str:
+    """The words of an outside caller's illegal action, the same at every table."""
+    return f"illegal action {action!r} for {who} ({reason}); legal actions: {list(legal)}"
+
+
+ENDS_THE_GAME = "; the game ends and the offender gets illegal_reward"
+"""Added to the warning when an illegal action ends a game (``illegal_action="terminate"``)."""
+
+
+def illegal_player_message(player, seat: int, action, legal: Sequence[int]) -> str:
+    """The words of a seated player's illegal action (`IllegalPlayerAction`), the same at every table."""
+    return (f"player {player!r} in seat {seat} returned action {action!r}, which is not legal; "
+            f"legal actions: {list(legal)}")
+
+
 MoveHook = Callable[[int, int], None]
 """``hook(seat, action)``: told of a move just before (``before_move``) or just after (``after_move``) it is played."""
 
@@ -182,12 +204,10 @@ class Table:
             self._refresh_legal()
         move, reason = self._legal_move(action)
         if move is None:
-            message = (f"illegal action {action!r} for {who} ({reason}); legal actions: "
-                       f"{np.flatnonzero(self._mask).tolist()}")
+            message = illegal_action_message(action, who, reason, np.flatnonzero(self._mask).tolist())
             if self.illegal_action == "raise":
                 raise ValueError(message)
-            warnings.warn(message + "; the game ends and the offender gets illegal_reward", IllegalActionWarning,
-                          stacklevel=3)
+            warnings.warn(message + ENDS_THE_GAME, IllegalActionWarning, stacklevel=3)
             self.offender = state.current
             return False
         self._play(state.current, int(action), move)
@@ -222,8 +242,7 @@ class Table:
                 clock[1][seat] += time.perf_counter() - started
             move, _ = self._legal_move(action)  # the one legality check, as for an outside caller's move
             if move is None:
-                raise IllegalPlayerAction(f"player {player!r} in seat {seat} returned action {action!r}, which is "
-                                          f"not legal; legal actions: {np.flatnonzero(mask).tolist()}")
+                raise IllegalPlayerAction(illegal_player_message(player, seat, action, np.flatnonzero(mask).tolist()))
             self._play(seat, int(action), move)
 
     def _legal_move(self, action) -> tuple[engine.Move | None, str]:
@@ -234,13 +253,13 @@ class Table:
                     return None, "not an integer action index"
             action = int(action)
         if not 0 <= action < self.actions.size:
-            return None, f"out of range 0..{self.actions.size - 1}"
+            return None, out_of_range(self.actions.size)
         if not self._mask[action]:
             try:
                 what = self.actions.describe(self.state, action)
             except ValueError:  # a pile target of a padded, absent seat
                 what = "a move onto an absent seat's pile"
-            return None, f"{what}: not a legal move now"
+            return None, f"{what}: {NOT_LEGAL_NOW}"
         return self.actions.move_of(action), ""
 
     def final_rewards(self) -> list[float]:

@@ -168,8 +168,75 @@ class VectorGame:
             self._top, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
             self.rewards, self.done, self.final_scores, self._ended,
         )
-        if n_ended:
+        if n_ended and self.auto_reset:
             self._start_games(self._ended[:n_ended])
+
+    def step_slots(self, slots, actions) -> np.ndarray:
+        """Play ``actions[i]`` in slot ``slots[i]`` only; every other slot is left as it is.
+
+        Each listed slot must hold a live game and the action must be legal
+        (ValueError otherwise, before anything is played). ``done`` and
+        ``rewards`` are refreshed for the listed slots only. Returns the slots
+        whose game ended (with auto-reset, already dealt their next game).
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step_slots()")
+        slots, acts = self._as_slots(slots), np.asarray(actions)
+        if acts.shape != slots.shape or (acts.size and acts.dtype.kind not in "iu"):
+            raise ValueError(f"actions must be {len(slots)} integers (one per slot), got shape {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        bad = self.illegal_rows(slots, acts)
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"illegal action {int(acts[i])} in slot {int(slots[i])} (seat {int(self.current[slots[i]])} "
+                             f"to act); legal actions: {np.flatnonzero(self.mask[slots[i]]).tolist()}")
+        return self.play_checked(slots, acts)
+
+    def illegal_rows(self, slots: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Indices ``i`` (into ``slots``) whose action is not legal now: out of range, masked, or the game is over."""
+        bad = np.empty(len(slots), dtype=np.int64)
+        return bad[: kernels.illegal_rows(slots, actions, self.mask, self.current, bad)]
+
+    def play_checked(self, slots: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """`step_slots` without its legality check, for a caller that has checked (int64 slots and actions)."""
+        n_ended = kernels.step_slots(
+            slots, actions, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen,
+            self._pile, self._top, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs,
+            self.mask, self.rewards, self.done, self.final_scores, self._ended,
+        )
+        ended = self._ended[:n_ended].copy()
+        if n_ended and self.auto_reset:
+            self._start_games(ended)
+        return ended
+
+    def deal(self, slots, deal_seeds) -> None:
+        """Start the game of ``deal_seeds[i]`` (`engine.start_game`'s deal) in slot ``slots[i]``.
+
+        For callers that choose every deal themselves (the batched table); ``deal_seeds`` records them.
+        """
+        slots = self._as_slots(slots)
+        seeds = np.asarray(deal_seeds)
+        if seeds.shape != slots.shape or (seeds.size and seeds.dtype.kind not in "iu"):
+            raise ValueError(f"deal_seeds must be {len(slots)} integers (one per slot), got shape {seeds.shape}")
+        if seeds.size and (seeds.min() < 0 or seeds.max() >= engine.DEAL_SEED_BOUND):
+            raise ValueError(f"deal seeds must be in [0, 2**63), got {seeds.min()}..{seeds.max()}")
+        seeds = seeds.astype(np.uint64)
+        self.deal_seeds[slots] = seeds
+        self.done[slots] = False
+        self.rewards[slots] = 0.0
+        self._deal(slots, seeds)
+        self._started = True
+
+    def _as_slots(self, slots) -> np.ndarray:
+        slots = np.asarray(slots)
+        if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
+            raise ValueError(f"slots must be a 1-d array of slot indices, got shape {slots.shape}")
+        slots = slots.astype(np.int64, copy=False)
+        if slots.size and (slots.min() < 0 or slots.max() >= self.batch_size):
+            raise ValueError(f"slots must be in 0..{self.batch_size - 1}")
+        if len(np.unique(slots)) != len(slots):
+            raise ValueError("slots must not repeat")
+        return slots
 
     def observe(self, seat_view, out: np.ndarray | None = None) -> np.ndarray:
         """float32[B, D]: the observation of absolute seat ``seat_view[b]`` in each slot (same encoding as ``obs``)."""
@@ -191,6 +258,20 @@ class VectorGame:
             seats, out, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen,
             self._pile, self._top, self._deck_len, self.current,
         )
+        return out
+
+    def observe_slots(self, slots, seats) -> np.ndarray:
+        """float32[K, D]: row ``i`` is slot ``slots[i]`` seen from absolute seat ``seats[i]`` (as `observe`)."""
+        slots = self._as_slots(slots)
+        seats = np.asarray(seats)
+        if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
+            raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
+        seats = seats.astype(np.int64, copy=False)
+        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        out = np.empty((len(slots), self.obs_size), dtype=np.float32)
+        kernels.observe_slot_seats(slots, seats, out, self._params, self._rules, self._hands, self._hand_count,
+                                   self._table, self._seen, self._pile, self._top, self._deck_len, self.current)
         return out
 
     def random_actions(self, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
@@ -282,6 +363,9 @@ class VectorGame:
         seeds = slot_deal_seed(self.seed, slots, games)
         self._games[slots] = games + np.uint64(1)
         self.deal_seeds[slots] = seeds
+        self._deal(slots, seeds)
+
+    def _deal(self, slots: np.ndarray, seeds: np.ndarray) -> None:
         orders = shuffle_order(seeds, self.total_cards)
         kernels.deal_games(
             np.ascontiguousarray(slots, dtype=np.int64), orders, self._base_ranks, self._params, self._rules,

@@ -57,8 +57,8 @@ move_of = numba.njit(cache=True, nogil=True, inline="always")(action_move)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
-    """Observation of absolute ``seat`` in slot ``b`` into ``obs[b]`` (see `rouba_env.encoding.observation`)."""
+def write_observation(obs, row, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
+    """Observation of absolute ``seat`` in slot ``b`` into ``obs[row]`` (see `rouba_env.encoding.observation`)."""
     # Every parameter is read before the first store: the compiler cannot tell `obs` and `p` apart.
     n = p[PARAM_NUM_PLAYERS]
     o_hand = p[PARAM_OBS_HAND]
@@ -78,36 +78,36 @@ def write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pi
     total = np.float32(p[PARAM_TOTAL_CARDS])
     cur = current[b]
     for i in range(obs.shape[1]):
-        obs[b, i] = 0.0
+        obs[row, i] = 0.0
     for r in range(RANK_SLOTS):
-        obs[b, o_hand + r] = np.float32(hands[b, seat, r])
-        obs[b, o_table + r] = np.float32(table[b, r])
-        obs[b, o_seen + r] = np.float32(seen[b, r])
+        obs[row, o_hand + r] = np.float32(hands[b, seat, r])
+        obs[row, o_table + r] = np.float32(table[b, r])
+        obs[row, o_seen + r] = np.float32(seen[b, r])
     other = seat
     for o in range(n):
         t = np.int64(top[b, other])
-        obs[b, o_top + o * PILE_TOP_SLOTS + (EMPTY_SLOT if t < 0 else t)] = 1.0
-        obs[b, o_psize + o] = np.float32(pile[b, other]) / total
-        obs[b, o_hsize + o] = np.float32(hand_count[b, other])
-        obs[b, o_present + o] = 1.0
+        obs[row, o_top + o * PILE_TOP_SLOTS + (EMPTY_SLOT if t < 0 else t)] = 1.0
+        obs[row, o_psize + o] = np.float32(pile[b, other]) / total
+        obs[row, o_hsize + o] = np.float32(hand_count[b, other])
+        obs[row, o_present + o] = 1.0
         other += 1
         if other == n:
             other = 0
     offset = dealer - seat
     if offset < 0:
         offset += n
-    obs[b, o_dealer + offset] = 1.0
+    obs[row, o_dealer + offset] = 1.0
     if cur >= 0:
         offset = cur - seat
         if offset < 0:
             offset += n
-        obs[b, o_act + offset] = 1.0
+        obs[row, o_act + offset] = 1.0
         if draw:
             for r in range(RANK_SLOTS):
-                obs[b, o_flip + r] = np.float32(hands[b, cur, r])
-    obs[b, o_deck] = np.float32(deck_len[b]) / total
+                obs[row, o_flip + r] = np.float32(hands[b, cur, r])
+    obs[row, o_deck] = np.float32(deck_len[b]) / total
     for i in range(rules.shape[0]):
-        obs[b, o_rules + i] = rules[i]
+        obs[row, o_rules + i] = rules[i]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -225,7 +225,7 @@ def deal_games(idx, orders, base_ranks, p, rules, hands, hand_count, table, seen
         b = idx[i]
         start_slot(b, orders[i], base_ranks, p, hands, hand_count, table, seen, pile, top, deck, deck_len, current,
                  last_cap, turn)
-        write_observation(obs, b, current[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(obs, b, b, current[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
         write_mask(mask, b, p, hands, table, top, current)
 
 
@@ -242,9 +242,26 @@ def first_illegal(actions, mask, current):
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn,
-            obs, mask, rewards, done, final_scores, ended):
-    """Play one (checked) action per live slot; returns how many games ended (their slots in ``ended``)."""
+def illegal_rows(slots, actions, mask, current, bad):
+    """Indices ``i`` whose ``actions[i]`` is out of range or illegal in live slot ``slots[i]``, into ``bad``; their count."""
+    num_actions = mask.shape[1]
+    count = 0
+    for i in range(slots.shape[0]):
+        b = slots[i]
+        a = actions[i]
+        if current[b] < 0 or a < 0 or a >= num_actions or mask[b, a] == 0:
+            bad[count] = i
+            count += 1
+    return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn,
+              obs, mask, rewards, done, final_scores):
+    """Play the (checked) action ``a`` in slot ``b`` if its game is live; True if that ended the game.
+
+    Without auto-reset the finished slot shows seat 0's view and an empty mask.
+    """
     n = p[PARAM_NUM_PLAYERS]
     num_targets = p[PARAM_NUM_TARGETS]
     take_all = p[PARAM_TAKE_ALL] != 0
@@ -254,117 +271,146 @@ def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, dec
     leftovers = p[PARAM_LEFTOVERS] != 0
     reward_mode = p[PARAM_REWARD_MODE]
     total_cards = p[PARAM_TOTAL_CARDS]
+    done[b] = False
+    for s in range(n):
+        rewards[b, s] = 0.0
+    cur = current[b]
+    if cur < 0:
+        return False
+    kind, target = move_of(a, num_targets)
+    if kind >= JOKER_KIND_OFFSET:
+        card = JOKER_SLOT
+        rank = kind - JOKER_KIND_OFFSET
+    else:
+        card = kind
+        rank = kind
+    hands[b, cur, card] -= 1
+    hand_count[b, cur] -= 1
+    seen[b, card] += 1
+    if target == TARGET_DISCARD:
+        table[b, card] += 1
+    elif target == TARGET_TABLE:
+        if take_all:
+            taken = table[b, rank] + table[b, JOKER_SLOT]
+            table[b, rank] = 0
+            table[b, JOKER_SLOT] = 0
+        else:
+            taken = 1
+            table[b, rank] -= 1
+        pile[b, cur] += taken + 1
+        top[b, cur] = rank
+        last_cap[b] = cur
+    elif target == TARGET_TABLE_JOKER:
+        table[b, JOKER_SLOT] -= 1
+        pile[b, cur] += 2
+        top[b, cur] = rank
+        last_cap[b] = cur
+    else:
+        victim = cur + target - TARGET_PILE_OFFSET
+        if victim >= n:
+            victim -= n
+        if victim != cur:
+            pile[b, cur] += pile[b, victim]
+            pile[b, victim] = 0
+            top[b, victim] = EMPTY_PILE
+            last_cap[b] = cur
+        pile[b, cur] += 1
+        top[b, cur] = rank
+    turn[b] += 1
+    # Pass the turn (engine._advance).
+    nxt = -1
+    if draw:
+        if deck_len[b] > 0:
+            nxt = cur + 1
+            if nxt == n:
+                nxt = 0
+            left = deck_len[b] - 1
+            deck_len[b] = left
+            hands[b, nxt, deck[b, left]] += 1
+            hand_count[b, nxt] += 1
+    else:
+        seat = cur
+        for _o in range(n):
+            seat += 1
+            if seat == n:
+                seat = 0
+            if hand_count[b, seat] > 0:
+                nxt = seat
+                break
+        if nxt < 0 and deck_len[b] > 0:
+            deal_hands(b, p, hands, hand_count, deck, deck_len)
+            nxt = first_player  # the first player is always dealt the first card
+    if nxt >= 0:
+        current[b] = nxt
+        write_observation(obs, b, b, nxt, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_mask(mask, b, p, hands, table, top, current)
+        return False
+    # Game over (engine._finish).
+    current[b] = NO_SEAT
+    if leftovers and last_cap[b] >= 0:
+        left_total = 0
+        highest = -1
+        for r in range(RANK_SLOTS):
+            c = table[b, r]
+            if c > 0:
+                left_total += c
+                if r < NUM_RANKS:
+                    highest = r
+                table[b, r] = 0
+        if left_total > 0:
+            s = last_cap[b]
+            if top[b, s] < 0:
+                top[b, s] = highest if highest >= 0 else 0
+            pile[b, s] += left_total
+    for s in range(n):
+        final_scores[b, s] = pile[b, s]
+    final_rewards(reward_mode, pile[b], total_cards, rewards[b])
+    done[b] = True
+    if not auto:
+        write_observation(obs, b, b, 0, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_mask(mask, b, p, hands, table, top, current)
+    return True
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn,
+               obs, mask, rewards, done, final_scores, ended):
+    """Play one (checked) action per live slot; returns how many games ended (their slots in ``ended``)."""
     n_ended = 0
     for b in range(actions.shape[0]):
-        done[b] = False
-        for s in range(n):
-            rewards[b, s] = 0.0
-        cur = current[b]
-        if cur < 0:
-            continue
-        a = actions[b]
-        kind, target = move_of(a, num_targets)
-        if kind >= JOKER_KIND_OFFSET:
-            card = JOKER_SLOT
-            rank = kind - JOKER_KIND_OFFSET
-        else:
-            card = kind
-            rank = kind
-        hands[b, cur, card] -= 1
-        hand_count[b, cur] -= 1
-        seen[b, card] += 1
-        if target == TARGET_DISCARD:
-            table[b, card] += 1
-        elif target == TARGET_TABLE:
-            if take_all:
-                taken = table[b, rank] + table[b, JOKER_SLOT]
-                table[b, rank] = 0
-                table[b, JOKER_SLOT] = 0
-            else:
-                taken = 1
-                table[b, rank] -= 1
-            pile[b, cur] += taken + 1
-            top[b, cur] = rank
-            last_cap[b] = cur
-        elif target == TARGET_TABLE_JOKER:
-            table[b, JOKER_SLOT] -= 1
-            pile[b, cur] += 2
-            top[b, cur] = rank
-            last_cap[b] = cur
-        else:
-            victim = cur + target - TARGET_PILE_OFFSET
-            if victim >= n:
-                victim -= n
-            if victim != cur:
-                pile[b, cur] += pile[b, victim]
-                pile[b, victim] = 0
-                top[b, victim] = EMPTY_PILE
-                last_cap[b] = cur
-            pile[b, cur] += 1
-            top[b, cur] = rank
-        turn[b] += 1
-        # Pass the turn (engine._advance).
-        nxt = -1
-        if draw:
-            if deck_len[b] > 0:
-                nxt = cur + 1
-                if nxt == n:
-                    nxt = 0
-                left = deck_len[b] - 1
-                deck_len[b] = left
-                hands[b, nxt, deck[b, left]] += 1
-                hand_count[b, nxt] += 1
-        else:
-            seat = cur
-            for _o in range(n):
-                seat += 1
-                if seat == n:
-                    seat = 0
-                if hand_count[b, seat] > 0:
-                    nxt = seat
-                    break
-            if nxt < 0 and deck_len[b] > 0:
-                deal_hands(b, p, hands, hand_count, deck, deck_len)
-                nxt = first_player  # the first player is always dealt the first card
-        if nxt >= 0:
-            current[b] = nxt
-            write_observation(obs, b, nxt, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
-            write_mask(mask, b, p, hands, table, top, current)
-            continue
-        # Game over (engine._finish).
-        current[b] = NO_SEAT
-        if leftovers and last_cap[b] >= 0:
-            left_total = 0
-            highest = -1
-            for r in range(RANK_SLOTS):
-                c = table[b, r]
-                if c > 0:
-                    left_total += c
-                    if r < NUM_RANKS:
-                        highest = r
-                    table[b, r] = 0
-            if left_total > 0:
-                s = last_cap[b]
-                if top[b, s] < 0:
-                    top[b, s] = highest if highest >= 0 else 0
-                pile[b, s] += left_total
-        for s in range(n):
-            final_scores[b, s] = pile[b, s]
-        final_rewards(reward_mode, pile[b], total_cards, rewards[b])
-        done[b] = True
-        if auto:
+        if play_slot(b, actions[b], p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap,
+                     turn, obs, mask, rewards, done, final_scores):
             ended[n_ended] = b
             n_ended += 1
-        else:
-            write_observation(obs, b, 0, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
-            write_mask(mask, b, p, hands, table, top, current)
+    return n_ended
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def step_slots(slots, actions, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap,
+               turn, obs, mask, rewards, done, final_scores, ended):
+    """Play ``actions[i]`` (checked) in slot ``slots[i]`` only; returns how many games ended (their slots in ``ended``)."""
+    n_ended = 0
+    for i in range(slots.shape[0]):
+        b = slots[i]
+        if play_slot(b, actions[i], p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap,
+                     turn, obs, mask, rewards, done, final_scores):
+            ended[n_ended] = b
+            n_ended += 1
     return n_ended
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
 def observe_seats(seats, out, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
     for b in range(seats.shape[0]):
-        write_observation(out, b, seats[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(out, b, b, seats[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
+def observe_slot_seats(slots, seats, out, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
+    """Row ``i`` of ``out``: slot ``slots[i]`` seen from seat ``seats[i]``."""
+    for i in range(slots.shape[0]):
+        write_observation(out, i, slots[i], seats[i], p, rules, hands, hand_count, table, seen, pile, top, deck_len,
+                          current)
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
@@ -372,7 +418,7 @@ def refresh_all(p, rules, hands, hand_count, table, seen, pile, top, deck_len, c
     """Observation (seat to act, or seat 0 once over) and mask of every slot."""
     for b in range(obs.shape[0]):
         seat = current[b] if current[b] >= 0 else 0
-        write_observation(obs, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(obs, b, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
         write_mask(mask, b, p, hands, table, top, current)
 
 

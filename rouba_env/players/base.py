@@ -14,6 +14,7 @@ import numpy as np
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import RulesConfig
 from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.streams import Randomness, RowStreams, uniform_rows
 
 
 @runtime_checkable
@@ -25,8 +26,12 @@ class Policy(Protocol):
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         """One action for one observation ``obs[D]`` with mask ``mask[A]``."""
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Actions ``int64[B]`` for observations ``obs[B, D]`` and masks ``mask[B, A]``."""
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: "Randomness") -> np.ndarray:
+        """Actions ``int64[B]`` for observations ``obs[B, D]`` and masks ``mask[B, A]``.
+
+        ``rng`` is one Generator for the batch or `RowStreams` (one per row,
+        `rouba_env.streams`); row ``i`` must then draw only from ``rng[i]``.
+        """
 
 
 class BasePolicy:
@@ -37,6 +42,11 @@ class BasePolicy:
     """
 
     name = "policy"
+    plays_in_batch = False
+    """True when `act_batch` plays a whole batch at once (vectorized); False when it plays row by row.
+
+    The batched table (`rouba_env.vector_table`) seats only players that play in batch.
+    """
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None):
         self.rules = rules
@@ -67,7 +77,9 @@ class BasePolicy:
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         return int(self.act_batch(obs[None, :], mask[None, :], rng)[0])
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
+        if isinstance(rng, RowStreams):
+            return np.array([self.act(o, m, rng[row]) for row, (o, m) in enumerate(zip(obs, mask))], dtype=np.int64)
         return np.array([self.act(o, m, rng) for o, m in zip(obs, mask)], dtype=np.int64)
 
     def __repr__(self) -> str:
@@ -90,10 +102,11 @@ class RandomPolicy(BasePolicy):
     """Uniform over the legal actions."""
 
     name = "random"
+    plays_in_batch = True
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         _, legal = self.checked(obs, mask)
         # Gumbel-free trick: a uniform key per legal action, take the largest.
-        keys = rng.random(legal.shape)
+        keys = uniform_rows(rng, *legal.shape)
         keys[~legal] = -1.0
         return keys.argmax(axis=1).astype(np.int64)

@@ -14,6 +14,7 @@ from rouba_env.encoding.observation import ObservationView
 from rouba_env.players.base import check_mask
 from rouba_env.rules.cards import JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS
 from rouba_env.rules.config import RulesConfig
+from rouba_env.streams import Randomness, uniform_runs
 from rouba_env.rules.engine import (
     EMPTY_PILE,
     JOKER_KIND_OFFSET,
@@ -77,12 +78,12 @@ def all_entries(batch: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pick_best(values: np.ndarray, rows: np.ndarray, actions: np.ndarray, batch: int,
-              rng: np.random.Generator) -> np.ndarray:
+              rng: Randomness) -> np.ndarray:
     """int64[batch]: per row, the action of the highest value among its entries; exact ties at random.
 
     ``rows`` must be sorted (as `legal_entries` gives them) and cover every row.
     """
-    keys = values + TIE_NOISE * rng.random(values.shape)
+    keys = values + TIE_NOISE * uniform_runs(rng, rows, batch)
     starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
     row_best = np.maximum.reduceat(keys, starts)
     is_best = keys == row_best[rows]

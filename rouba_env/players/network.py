@@ -30,6 +30,7 @@ from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import ALIAS_TABLE_SIZES, CheckpointError, load_checkpoint
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.scoring import check_reward_mode
+from rouba_env.streams import Randomness, uniform_rows
 
 LOGIT_BOUND = 1e30
 """Logits are clipped to +-this before a choice: finite, and far beyond any trained network's."""
@@ -181,7 +182,9 @@ class NetworkPolicy(BasePolicy):
         """float32[B, A]: the network's logit of every action of this player's encoding (the search's prior)."""
         return self.forward(obs)[0]
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    plays_in_batch = True
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         obs, legal = self.checked(obs, mask)
         if self._obs_index is not None:
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
@@ -192,7 +195,7 @@ class NetworkPolicy(BasePolicy):
         logits = np.clip(np.nan_to_num(logits.astype(np.float64), nan=-LOGIT_BOUND), -LOGIT_BOUND, LOGIT_BOUND)
         if not self.deterministic:
             # Gumbel-max sampling with the caller's generator keeps play reproducible.
-            logits = logits + -np.log(-np.log(rng.random(logits.shape).clip(1e-300, 1.0)))
+            logits = logits + -np.log(-np.log(uniform_rows(rng, *logits.shape).clip(1e-300, 1.0)))
         choice = np.where(legal, logits, -np.inf).argmax(axis=1)
         if self._action_index is not None:
             choice = self._action_index[choice]

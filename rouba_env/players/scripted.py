@@ -15,6 +15,7 @@ from rouba_env.players.move_values import (
     pick_best,
 )
 from rouba_env.rules.config import RulesConfig
+from rouba_env.streams import Randomness
 
 
 class ScoredMovePolicy(BasePolicy):
@@ -38,7 +39,9 @@ class ScoredMovePolicy(BasePolicy):
         rows, actions = all_entries(view.batch_size, self.actions.size)
         return self.move_values(view, rows, actions).reshape(view.batch_size, self.actions.size)
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    plays_in_batch = True
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         obs, _ = self.checked(obs, mask)
         rows, actions = legal_entries(mask)
         view = self.encoder.decode(obs)
