@@ -12,13 +12,21 @@ whether it is played alone or in a batch.
 
 from __future__ import annotations
 
+import ctypes
 from typing import Sequence, Union
 
+import numba
 import numpy as np
 
 
 class RowStreams:
-    """One `numpy.random.Generator` per row of a batch (shared objects: drawing advances them)."""
+    """One `numpy.random.Generator` per row of a batch (shared objects: drawing advances them).
+
+    Uniforms are drawn in one compiled loop that calls each Generator's own
+    bit generator (its ``ctypes`` interface: the very function
+    ``Generator.random`` uses), so the values are exactly those of
+    ``generator.random(k)`` row by row.
+    """
 
     def __init__(self, generators: Sequence[np.random.Generator]):
         generators = list(generators)
@@ -26,20 +34,70 @@ class RowStreams:
             if not isinstance(generator, np.random.Generator):
                 raise TypeError(f"RowStreams needs numpy Generators, got {type(generator).__name__} at row {index}")
         self.generators = generators
+        self._rows = np.arange(len(generators), dtype=np.int64)
+        interfaces = [generator.bit_generator.ctypes for generator in generators]
+        self._states = np.array([interface.state_address for interface in interfaces], dtype=np.uint64)
+        functions = {ctypes.cast(interface.next_double, ctypes.c_void_p).value for interface in interfaces}
+        self._next_double = _DOUBLE_OF_STATE(functions.pop()) if len(functions) == 1 else None
+        """One bit generator kind for every row (the compiled path), else None (a Python loop)."""
 
     def __len__(self) -> int:
-        return len(self.generators)
+        return len(self._rows)
 
     def __getitem__(self, row: int) -> np.random.Generator:
-        return self.generators[row]
+        return self.generators[self._rows[row]]
 
     def take(self, rows: np.ndarray) -> "RowStreams":
         """The streams of ``rows`` (the same Generator objects), in that order."""
-        generators = self.generators
-        return RowStreams([generators[row] for row in rows])
+        subset = object.__new__(RowStreams)
+        subset.generators = self.generators
+        subset._rows = self._rows[rows]
+        subset._states = self._states[rows]
+        subset._next_double = self._next_double
+        return subset
+
+    def uniform_rows(self, width: int) -> np.ndarray:
+        out = np.empty((len(self._rows), width))
+        if self._next_double is not None:
+            _fill_rows(self._next_double, self._states, out)
+        else:
+            for row in range(len(self._rows)):
+                out[row] = self[row].random(width)
+        return out
+
+    def uniform_runs(self, counts: np.ndarray) -> np.ndarray:
+        out = np.empty(int(counts.sum()))
+        if self._next_double is not None:
+            _fill_runs(self._next_double, self._states, counts.astype(np.int64), out)
+        else:
+            start = 0
+            for row, count in enumerate(counts):
+                out[start:start + count] = self[row].random(count)
+                start += count
+        return out
 
     def __repr__(self) -> str:
-        return f"<RowStreams of {len(self.generators)} rows>"
+        return f"<RowStreams of {len(self._rows)} rows>"
+
+
+_DOUBLE_OF_STATE = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_uint64)
+"""A bit generator's ``next_double(state)``, its state given as an address."""
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_rows(next_double, states, out):
+    for row in range(out.shape[0]):
+        for column in range(out.shape[1]):
+            out[row, column] = next_double(states[row])
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_runs(next_double, states, counts, out):
+    at = 0
+    for row in range(counts.shape[0]):
+        for _ in range(counts[row]):
+            out[at] = next_double(states[row])
+            at += 1
 
 
 Randomness = Union[np.random.Generator, RowStreams]
@@ -59,9 +117,7 @@ def uniform_rows(rng: Randomness, rows: int, width: int) -> np.ndarray:
     """float64[rows, width] uniforms in [0, 1): ``rng.random((rows, width))``, or row ``i`` from stream ``i``."""
     if isinstance(rng, RowStreams):
         check_randomness(rng, rows)
-        if not rows:
-            return np.empty((0, width))
-        return np.stack([generator.random(width) for generator in rng.generators])
+        return rng.uniform_rows(width)
     return rng.random((rows, width))
 
 
@@ -73,8 +129,5 @@ def uniform_runs(rng: Randomness, rows: np.ndarray, batch: int) -> np.ndarray:
     """
     if isinstance(rng, RowStreams):
         check_randomness(rng, batch)
-        counts = np.bincount(rows, minlength=batch)
-        return np.concatenate([rng.generators[row].random(count) for row, count in enumerate(counts)
-                               if count]
-                              or [np.empty(0)])
+        return rng.uniform_runs(np.bincount(rows, minlength=batch))
     return rng.random(len(rows))

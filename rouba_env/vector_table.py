@@ -215,8 +215,8 @@ class VectorTable:
             ids = to_act[rows]
             actions = np.empty(len(rows), dtype=np.int64)
             seats = game.current[rows]
-            for player_id in np.unique(ids):
-                mine = np.flatnonzero(ids == player_id)
+            for player_id in (ids[:1] if ids.min() == ids.max() else np.unique(ids)):
+                mine = np.flatnonzero(ids == player_id) if len(self.players) > 1 else np.arange(len(rows))
                 slots = rows[mine]
                 player = self.players[player_id]
                 started = time.perf_counter()

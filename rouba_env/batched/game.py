@@ -128,7 +128,7 @@ class VectorGame:
         self.obs = np.zeros((B, self.obs_size), dtype=np.float32)
         self.mask = np.zeros((B, self.num_actions), dtype=np.int8)
         self.current = np.full(B, -1, dtype=np.int64)
-        self.rewards = np.zeros((B, n), dtype=np.float32)
+        self.rewards = np.zeros((B, n), dtype=np.float64)
         self.done = np.zeros(B, dtype=bool)
         self.final_scores = np.zeros((B, n), dtype=np.int64)
         self.deal_seeds = np.zeros(B, dtype=np.uint64)

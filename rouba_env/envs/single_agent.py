@@ -27,6 +27,41 @@ Observation = Union[np.ndarray, dict[str, np.ndarray]]
 OpponentSampler = Callable[[np.random.Generator], Sequence["str | Policy"]]
 
 
+def check_seat_choice(seat, num_players: int) -> "int | str":
+    """The learner's seat as given: ``"random"`` (drawn every episode) or an int in 0..num_players-1."""
+    if isinstance(seat, str) and seat == "random":
+        return seat
+    try:
+        return check_int("seat", seat, 0, num_players - 1)
+    except ValueError:
+        raise ValueError(f"seat must be 'random' or an int in 0..{num_players - 1}, got {seat!r}") from None
+
+
+def opponent_lineup(players, rules: RulesConfig) -> list:
+    """The player (spec or `Policy`) of every other seat, in seat order after the learner.
+
+    One player fills every other seat; a list gives one per seat.
+    """
+    others = rules.num_players - 1
+    if isinstance(players, (str, Policy)):
+        players = [players] * others
+    players = list(players)
+    if len(players) == 1 and others > 1:
+        players = players * others
+    if len(players) != others:
+        raise ValueError(f"{len(players)} opponents given for {others} other seat(s) at a "
+                         f"{rules.num_players}-player table")
+    return players
+
+
+def seat_lineup(learner: int, lineup: Sequence, num_players: int) -> list:
+    """The seats of a table: None (open) at the learner's, the lineup's players after it in seat order."""
+    seats: list = [None] * num_players
+    for offset, player in enumerate(lineup, start=1):
+        seats[(learner + offset) % num_players] = player
+    return seats
+
+
 class LegalDiscrete(spaces.Discrete):
     """``Discrete(N)`` whose ``sample()`` without a mask draws a legal action of the current state."""
 
@@ -75,13 +110,7 @@ class SingleAgentEnv(gymnasium.Env):
         **rule_fields,
     ):
         self.rules = make_rules(rules, **rule_fields)
-        n = self.rules.num_players
-        if not (isinstance(seat, str) and seat == "random"):
-            try:
-                seat = check_int("seat", seat, 0, n - 1)
-            except ValueError:
-                raise ValueError(f"seat must be 'random' or an int in 0..{n - 1}, got {seat!r}") from None
-        self.seat_choice = seat
+        self.seat_choice = check_seat_choice(seat, self.rules.num_players)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
         check_flag("dict_observation", dict_observation)
         self.table = Table(self.rules, max_players, reward, illegal_action, illegal_reward)
@@ -118,17 +147,7 @@ class SingleAgentEnv(gymnasium.Env):
         """One policy per other seat, in seat order after the learner."""
         from rouba_env.players.registry import make_policy  # players sit above the environments
 
-        others = self.rules.num_players - 1
-        if isinstance(players, (str, Policy)):
-            players = [players] * others
-        players = list(players)
-        if len(players) == 1 and others > 1:
-            players = players * others
-        if len(players) != others:
-            raise ValueError(
-                f"{len(players)} opponents given for {others} other seat(s) at a {self.rules.num_players}-player table"
-            )
-        return [make_policy(p, self.rules, self.max_players) for p in players]
+        return [make_policy(p, self.rules, self.max_players) for p in opponent_lineup(players, self.rules)]
 
     def _current_mask(self) -> np.ndarray | None:
         if not self.table.started or self.table.over:
@@ -161,10 +180,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.opponents = self._make_lineup(self._sampler(rng))
         else:
             self.opponents = self._fixed_opponents
-        seats: list = [None] * n
-        for offset, policy in enumerate(self.opponents, start=1):
-            seats[(self.learner + offset) % n] = policy
-        self.table.seat(seats)
+        self.table.seat(seat_lineup(self.learner, self.opponents, n))
         self.table.start(rng)
         self.table.play_seated(rng)
         if self.render_mode == "human":
@@ -199,4 +215,4 @@ def register() -> None:
     """Register `ENV_ID` with gymnasium (done on ``import rouba_env``)."""
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(id=ENV_ID, entry_point="rouba_env.envs.single_agent:SingleAgentEnv",
-                           vector_entry_point="rouba_env.envs.gym_vector:make_vector_env")
+                           vector_entry_point="rouba_env.envs.vector_env:make_vector_env")

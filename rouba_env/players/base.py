@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from rouba_env.batched.kernels import sample_legal
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import RulesConfig
 from rouba_env.encoding.observation import ObservationEncoder
@@ -106,7 +107,7 @@ class RandomPolicy(BasePolicy):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         _, legal = self.checked(obs, mask)
-        # Gumbel-free trick: a uniform key per legal action, take the largest.
-        keys = uniform_rows(rng, *legal.shape)
-        keys[~legal] = -1.0
-        return keys.argmax(axis=1).astype(np.int64)
+        # One uniform per decision picks among the legal actions (the batched engine's `sample_legal`).
+        chosen = np.empty(len(legal), dtype=np.int64)
+        sample_legal(legal.view(np.int8), uniform_rows(rng, len(legal), 1)[:, 0], chosen)
+        return chosen

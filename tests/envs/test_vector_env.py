@@ -1,0 +1,204 @@
+"""The batched vector environment: the same games as N `SingleAgentEnv`s, Gymnasium's autoreset modes, bad input."""
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import rouba_env  # noqa: F401  (registers RoubaMonte-v0)
+from rouba_env import SingleAgentEnv
+from rouba_env.envs.vector_env import RoubaVectorEnv
+from rouba_env.table import IllegalActionWarning
+
+STEPS = 120
+
+
+def masked_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in mask.astype(bool)])
+
+
+def draw_lineup(rng):
+    """A sampler: a new opponent line-up every episode, drawn from the game's own Generator."""
+    return [["random", "greedy", "heuristic"][int(rng.integers(3))]] * 2
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"opponents": "random"},
+    {"opponents": "heuristic", "seat": 1},
+    {"opponents": "checkpoint:2p"},
+    {"opponents": "checkpoint:2p,deterministic=false", "reward": "margin"},
+    {"opponents": ["greedy", "random"], "rules": "standard", "num_players": 3, "dict_observation": True},
+    {"opponents": draw_lineup, "num_players": 3},
+    {"opponents": "heuristic", "rules": "jokers", "num_players": 4, "max_players": 4},
+])
+def test_the_same_games_as_single_agent_envs_move_for_move(kwargs):
+    num_envs, seed = 5, 40
+    vector = gymnasium.make_vec("RoubaMonte-v0", num_envs=num_envs, **kwargs)
+    assert isinstance(vector, RoubaVectorEnv)
+    singles = [SingleAgentEnv(**kwargs) for _ in range(num_envs)]
+    obs, info = vector.reset(seed=seed)
+    single = [env.reset(seed=seed + i) for i, env in enumerate(singles)]
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(STEPS):
+        for i, (single_obs, single_info) in enumerate(single):
+            np.testing.assert_array_equal(row(obs, i), row(single_obs))
+            np.testing.assert_array_equal(info["action_mask"][i], single_info["action_mask"])
+            assert info["seat"][i] == single_info["seat"]
+        actions = masked_actions(info["action_mask"], rng)
+        obs, rewards, terminated, truncated, info = vector.step(actions)
+        assert not truncated.any()
+        for i, env in enumerate(singles):
+            single_obs, reward, done, _, single_info = env.step(int(actions[i]))
+            assert (rewards[i], terminated[i]) == (reward, done)
+            if done:
+                finished += 1
+                assert info["_final_obs"][i] and info["_final_info"][i]
+                np.testing.assert_array_equal(row(info["final_obs"][i]), row(single_obs))
+                assert info["final_info"]["scores"][i].tolist() == single_info["scores"]
+                assert info["final_info"]["seat"][i] == single_info["seat"]
+                single_obs, single_info = env.reset()
+            single[i] = (single_obs, single_info)
+    assert finished >= num_envs * 2
+
+
+def row(obs, i=None):
+    """Row ``i`` of a batch (or the whole of one observation) as one array, dict observations flattened."""
+    if isinstance(obs, dict):
+        return np.concatenate([row(obs["observation"], i), row(obs["action_mask"], i).astype(np.float32)])
+    return obs if i is None else obs[i]
+
+
+def test_same_step_autoreset_always_leaves_a_legal_action_and_reports_the_finished_game():
+    envs = gymnasium.make_vec("RoubaMonte-v0", num_envs=4, opponents="greedy")
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    obs, info = envs.reset(seed=1)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(STEPS):
+        assert info["action_mask"].any(axis=1).all()
+        np.testing.assert_array_equal(envs.action_masks(), info["action_mask"].astype(bool))
+        obs, rewards, terminated, _, info = envs.step(masked_actions(info["action_mask"], rng))
+        if terminated.any():
+            ended += int(terminated.sum())
+            np.testing.assert_array_equal(info["_final_obs"], terminated)
+            assert all((info["final_obs"][i] is None) != terminated[i] for i in range(4))
+            for i in np.flatnonzero(terminated):
+                scores = info["final_info"]["scores"][i].tolist()
+                own = scores.pop(info["final_info"]["seat"][i])
+                assert rewards[i] == (1.0 if own > max(scores) else -1.0 if own < max(scores) else 0.0)
+        assert (rewards[~terminated] == 0).all()
+    assert ended >= 8
+
+
+def test_next_step_autoreset_returns_the_last_position_then_ignores_one_action():
+    envs = gymnasium.make_vec("RoubaMonte-v0", num_envs=3, opponents="random", autoreset_mode="next_step")
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    obs, info = envs.reset(seed=2)
+    rng = np.random.default_rng(2)
+    previous = np.zeros(3, dtype=bool)
+    restarts = 0
+    for _ in range(STEPS):
+        empty = ~info["action_mask"].any(axis=1)
+        np.testing.assert_array_equal(empty, previous)
+        actions = masked_actions(info["action_mask"], rng)
+        actions[previous] = 10**6  # ignored: those rows only start their next game
+        obs, rewards, terminated, _, info = envs.step(actions)
+        assert (rewards[previous] == 0).all() and not terminated[previous].any()
+        restarts += int(previous.sum())
+        if terminated.any():
+            assert info["_scores"][terminated].all() and "final_obs" not in info
+        previous = terminated
+    assert restarts >= 4
+
+
+def test_next_step_mode_matches_gymnasiums_sync_vector_env():
+    kwargs = {"opponents": "heuristic"}
+    ours = gymnasium.make_vec("RoubaMonte-v0", num_envs=3, autoreset_mode=AutoresetMode.NEXT_STEP, **kwargs)
+    sync = gymnasium.make_vec("RoubaMonte-v0", num_envs=3, vectorization_mode="sync", **kwargs)
+    assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
+    (obs, info), (sync_obs, sync_info) = ours.reset(seed=9), sync.reset(seed=9)
+    rng = np.random.default_rng(3)
+    for _ in range(STEPS):
+        np.testing.assert_array_equal(obs, sync_obs)
+        np.testing.assert_array_equal(info["action_mask"], sync_info["action_mask"])
+        actions = masked_actions(info["action_mask"], rng)
+        obs, rewards, terminated, _, info = ours.step(actions)
+        sync_obs, sync_rewards, sync_terminated, _, sync_info = sync.step(actions)
+        np.testing.assert_array_equal(rewards, sync_rewards)
+        np.testing.assert_array_equal(terminated, sync_terminated)
+
+
+def test_reset_mask_and_per_game_seeds():
+    envs = RoubaVectorEnv(3, opponents="greedy")
+    first, _ = envs.reset(seed=[5, None, 7])
+    again, _ = envs.reset(seed=[5, 6, 7])
+    np.testing.assert_array_equal(first[[0, 2]], again[[0, 2]])
+    single, _ = SingleAgentEnv(opponents="greedy").reset(seed=7)
+    np.testing.assert_array_equal(again[2], single)
+    before = envs.reset(seed=3)[0]
+    after, _ = envs.reset(options={"reset_mask": np.array([False, True, False])})
+    np.testing.assert_array_equal(before[[0, 2]], after[[0, 2]])
+
+
+def test_an_illegal_action_ends_only_its_game_or_raises():
+    envs = RoubaVectorEnv(3, opponents="random")
+    obs, info = envs.reset(seed=4)
+    actions = masked_actions(info["action_mask"], np.random.default_rng(0))
+    illegal = int(np.flatnonzero(info["action_mask"][1] == 0)[0])
+    actions[1] = illegal
+    with pytest.warns(IllegalActionWarning, match=f"illegal action {illegal} for the learner in seat .* of game slot 1"):
+        obs, rewards, terminated, _, info = envs.step(actions)
+    assert terminated.tolist() == [False, True, False] and rewards[1] == -1.0
+    assert info["final_info"]["illegal_action"].tolist() == [False, True, False]
+    strict = RoubaVectorEnv(2, opponents="random", illegal_action="raise")
+    _, info = strict.reset(seed=4)
+    before = strict.table.game.turns.copy()
+    legal = masked_actions(info["action_mask"], np.random.default_rng(0))
+    with pytest.raises(ValueError, match="game slot 1 .out of range 0..129"):
+        strict.step(np.array([legal[0], 10**6]))
+    np.testing.assert_array_equal(strict.table.game.turns, before)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"num_envs": 0}, "num_envs"),
+    ({"num_envs": 10**9}, "num_envs"),
+    ({"num_envs": 2, "opponents": "nobody"}, "nobody"),
+    ({"num_envs": 2, "opponents": "expert"}, "no batch path.*vectorization_mode='sync'"),
+    ({"num_envs": 2, "seat": 5}, "seat"),
+    ({"num_envs": 2, "reward": "score"}, "unknown reward"),
+    ({"num_envs": 2, "autoreset_mode": "sometimes"}, "autoreset_mode"),
+])
+def test_bad_arguments_are_refused_before_any_game(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        gymnasium.make_vec("RoubaMonte-v0", **kwargs)
+
+
+def test_bad_calls_name_what_is_wrong():
+    envs = RoubaVectorEnv(2)
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.step(np.zeros(2, dtype=np.int64))
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        envs.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="integer"):
+        envs.step(np.zeros(2))
+    with pytest.raises(ValueError, match="seed"):
+        envs.reset(seed=-1)
+    with pytest.raises(ValueError, match="reset_mask"):
+        envs.reset(options={"reset_mask": [1, 0]})
+
+
+def test_the_gymnasium_vector_checks_of_spaces_hold():
+    envs = gymnasium.make_vec("RoubaMonte-v0", num_envs=4, opponents="heuristic", dict_observation=True)
+    obs, info = envs.reset(seed=0)
+    assert envs.observation_space.contains(obs)
+    assert envs.single_observation_space.contains({key: value[0] for key, value in obs.items()})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(30):
+            obs, *_ = envs.step(masked_actions(info["action_mask"], np.random.default_rng(0)))
+            info = _[-1]
+            assert envs.observation_space.contains(obs)
