@@ -3,8 +3,11 @@
 Every deal (a deal seed for `engine.start_game`) is played once per seating:
 the players of a lineup sit in every rotation (for two players: both
 seatings), so each player gets every seat with the same cards and the luck of
-the deal cancels out. Games run on the reference engine; players see only
-their observation and action mask (`rouba_env.players.base`).
+the deal cancels out. Players see only their observation and action mask
+(`rouba_env.players.base`). When every player plays in batch, the games of a
+chunk run together on the batched table (`rouba_env.vector_table`); otherwise
+one at a time on the reference engine's `Table`. Each game draws its players'
+randomness from its own Generator (`game_rng`), so both give the same games.
 
 Lineups:
 
@@ -40,13 +43,20 @@ import numpy as np
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
-from rouba_env.checks import check_int
+from rouba_env.checks import check_choice, check_int
+from rouba_env.streams import RowStreams
 from rouba_env.table import Table
+from rouba_env.vector_table import VectorTable, plays_in_batch, require_batch_player
 from rouba_env.evaluation.stats import RATINGS_NEED, PlayerStats, player_stats, rating_table
 
 DEAL_SEED_BITS = 63
 CHUNKS_PER_WORKER = 16
 """Deals are split in about this many chunks per worker (load balance vs. overhead)."""
+BATCH_GAMES = 2048
+"""Most games one batched chunk plays at once (progress is told after each chunk)."""
+ENGINES = ("auto", "batched", "single")
+"""How an evaluation plays its games: on the batched table where every player plays in batch (``auto``),
+always there (``batched``: an error otherwise), or one game at a time (``single``). Same results either way."""
 _RECORD_KEY_POLICY = 1
 """spawn_key tag of a game's policy randomness (tag 0: the deal seed)."""
 
@@ -185,6 +195,8 @@ class _Chunk:
     seed: int
     deals: tuple[int, ...]
     record_moves: bool = False
+    batched: bool = False
+    """Play the chunk's games together on the batched table (every player plays in batch)."""
 
 
 def _policies_for(config: RulesConfig, player_specs: Sequence[str],
@@ -197,11 +209,20 @@ def _policies_for(config: RulesConfig, player_specs: Sequence[str],
     return [objects[spec] if spec in objects else make_policy(spec, config) for spec in player_specs]
 
 
+def _chunk_games(chunk: _Chunk, num_players: int) -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """(deal, lineup index, rotation, player index at each seat) of every game of a chunk, in record order."""
+    return [(deal, lineup_index, rotation, seating(lineup, rotation))
+            for deal in chunk.deals for lineup_index, lineup in enumerate(chunk.lineups)
+            for rotation in range(num_players)]
+
+
 def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[GameRecord]:
     """Top-level (spawn-safe) worker: play every game of a chunk (``players``: built already, in-process runs)."""
     config = RulesConfig.from_dict(chunk.rules)
     if players is None:
         players = _policies_for(config, chunk.player_specs)
+    if chunk.batched:
+        return _play_chunk_batched(chunk, config, players)
     table = Table(config)
     records = []
     for deal in chunk.deals:
@@ -221,8 +242,41 @@ def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[
     return records
 
 
-def _chunks(deals: int, workers: int) -> list[tuple[int, ...]]:
-    size = max(1, math.ceil(deals / (workers * CHUNKS_PER_WORKER))) if workers > 1 else max(1, min(deals, 16))
+def _play_chunk_batched(chunk: _Chunk, config: RulesConfig, players: Sequence[Policy]) -> list[GameRecord]:
+    """Every game of a chunk at once on a `VectorTable`: the games, scores and moves of `_play_chunk`.
+
+    Each game keeps its deal seed and its own Generator (`game_rng`), and the players draw row by
+    row from those (`RowStreams`), so every game is the one the one-at-a-time path plays.
+    """
+    games = _chunk_games(chunk, config.num_players)
+    moves: list[list[tuple[int, int]]] | None = [[] for _ in games] if chunk.record_moves else None
+
+    def record(slots, seats, actions):
+        for slot, seat, action in zip(slots.tolist(), seats.tolist(), actions.tolist()):
+            moves[slot].append((seat, action))
+
+    table = VectorTable(config, len(games), before_move=None if moves is None else record)
+    player_ids = np.array([table.add_player(player) for player in players], dtype=np.int64)  # one id per object
+    slots = np.arange(len(games))
+    seeds = [deal_seed(chunk.seed, deal) for deal, *_ in games]
+    table.seat(slots, player_ids[np.array([seats for *_, seats in games], dtype=np.int64)])
+    table.start(slots, np.array(seeds, dtype=np.int64))
+    table.play_seated(RowStreams([game_rng(chunk.seed, deal, lineup, rotation)
+                                  for deal, lineup, rotation, _ in games]))
+    scores = table.scores(slots)
+    return [GameRecord(deal, lineup, rotation, seeds[slot], seats, tuple(scores[slot].tolist()),
+                       None if moves is None else tuple(moves[slot]), tuple(table.decisions[slot].tolist()),
+                       tuple(table.seconds[slot].tolist()))
+            for slot, (deal, lineup, rotation, seats) in enumerate(games)]
+
+
+def _chunks(deals: int, workers: int, games_per_deal: int = 1, batched: bool = False) -> list[tuple[int, ...]]:
+    if batched:  # as many games per batch as fit `BATCH_GAMES`, split evenly over the workers
+        size = max(1, min(BATCH_GAMES // games_per_deal, math.ceil(deals / workers)))
+    elif workers > 1:
+        size = max(1, math.ceil(deals / (workers * CHUNKS_PER_WORKER)))
+    else:
+        size = max(1, min(deals, 16))
     return [tuple(range(start, min(deals, start + size))) for start in range(0, deals, size)]
 
 
@@ -345,6 +399,7 @@ def evaluate(
     record_moves: bool = False,
     chunk_runner: "Callable[[list[_Chunk]], Iterable[list[GameRecord]]] | None" = None,
     fill: str = "cycle",
+    engine: str = "auto",
 ) -> EvaluationResult:
     """Play duplicate-deal matches between player specs and aggregate the results.
 
@@ -366,6 +421,11 @@ def evaluate(
         chunk_runner: plays the chunks of deals elsewhere (e.g. on a Ray cluster,
             `rouba_env.evaluation.distributed`), yielding each chunk's records in
             any order; ``workers`` then only sets the chunk size. Same results.
+        fill: how fewer specs than seats fill a table (module docstring).
+        engine: one of `ENGINES`: ``auto`` plays on the batched table (`rouba_env.vector_table`,
+            thousands of games at once) when every player plays in batch (random, greedy,
+            heuristic, checkpoints), else one game at a time; ``batched`` insists (ValueError
+            for a player that cannot), ``single`` never batches. The same games and results.
     """
     if isinstance(players, str):
         players = [players]
@@ -381,14 +441,18 @@ def evaluate(
         raise ValueError("Policy objects are played in this process only: use workers=1, "
                          "or save the policy and pass its spec (checkpoint:PATH)")
     labels, player_specs, lineups = build_lineups(players, config.num_players, fill)
-    for spec in dict.fromkeys(player_specs):  # fail early, in this process, on a bad spec
-        if spec not in objects:
-            make_policy(spec, config)
+    check_choice("engine", engine, ENGINES)
+    built_here = {spec: objects[spec] if spec in objects else make_policy(spec, config)  # fail early on a bad spec
+                  for spec in dict.fromkeys(player_specs)}
+    if engine == "batched":
+        for player in built_here.values():
+            require_batch_player(player, "engine='batched'")
+    batched = engine == "batched" or (engine == "auto" and all(map(plays_in_batch, built_here.values())))
     games_per_deal = len(lineups) * config.num_players
     deals = math.ceil(games / games_per_deal)
     chunks = [
-        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves))
-        for chunk_deals in _chunks(deals, workers)
+        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves), batched)
+        for chunk_deals in _chunks(deals, workers, games_per_deal, batched)
     ]
     records: list[GameRecord] = []
     if chunk_runner is not None:
@@ -397,7 +461,7 @@ def evaluate(
             if progress:
                 progress(len(done))
     elif workers == 1:
-        built = _policies_for(config, player_specs, objects)
+        built = [built_here[spec] for spec in player_specs]
         for chunk in chunks:
             done = _play_chunk(chunk, built)
             records.extend(done)

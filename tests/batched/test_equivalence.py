@@ -69,7 +69,7 @@ def _lockstep(config, batch_size=8, steps=200, seed=0, max_players=None, reward=
                 assert game.done[i] == over
                 if over:
                     assert game.final_scores[i].tolist() == scoring.scores(state)
-                    assert np.array_equal(game.rewards[i], np.array(reward_fn(state), dtype=np.float32))
+                    assert np.array_equal(game.rewards[i], np.array(reward_fn(state), dtype=np.float64))
                 else:
                     assert not game.rewards[i].any()
             if over:

@@ -39,3 +39,44 @@ def test_example_script_trains_and_reports_a_win_rate():
                              "--games", "8"], capture_output=True, text=True, timeout=300, cwd=root)
     assert result.returncode == 0, result.stderr
     assert "win rate vs random:" in result.stdout and "duplicate games" in result.stdout
+
+
+def test_maskable_ppo_learns_on_the_batched_sb3_vec_env():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from rouba_env.envs.sb3 import RoubaSB3VecEnv
+
+    env = RoubaSB3VecEnv(16, opponents="heuristic")
+    env.seed(3)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=256, n_epochs=1, seed=0, verbose=0, device="cpu")
+    model.learn(total_timesteps=2048)
+    assert model.num_timesteps >= 2048
+    obs = env.reset()
+    finished = 0
+    for _ in range(60):
+        masks = get_action_masks(env)
+        assert masks.shape == (16, env.action_space.n) and masks.any(axis=1).all()
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        assert masks[np.arange(16), actions].all(), "masked predictions are legal"
+        obs, rewards, dones, infos = env.step(actions)
+        for i in np.flatnonzero(dones):
+            finished += 1
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+            assert rewards[i] in (-1.0, 0.0, 1.0)
+    assert finished >= 16
+
+
+def test_sb3_vec_env_seeds_like_sb3_and_refuses_what_it_cannot_do():
+    from rouba_env.envs.sb3 import RoubaSB3VecEnv
+
+    first, second = RoubaSB3VecEnv(4, opponents="greedy"), RoubaSB3VecEnv(4, opponents="greedy")
+    first.seed(11)
+    second.seed(11)
+    np.testing.assert_array_equal(first.reset(), second.reset())
+    assert first.env_is_wrapped(object) == [False] * 4
+    assert first.get_attr("num_envs", indices=[0, 1]) == [4, 4]
+    with pytest.raises(AttributeError, match="action_masks"):
+        first.env_method("render")
+    with pytest.raises(AttributeError, match="share their settings"):
+        first.set_attr("seat", 1)

@@ -156,3 +156,34 @@ def test_policy_objects_are_evaluated_in_process():
         evaluate([mine, "greedy"], games=2, workers=2)
     with pytest.raises(ValueError, match="must be a spec string or a Policy"):
         evaluate([42, "greedy"], games=2)
+
+
+@pytest.mark.parametrize("players, num_players, rules", [
+    (["checkpoint:2p", "heuristic"], 2, "standard"),
+    (["checkpoint:2p,deterministic=false", "random"], 2, "standard"),
+    (["random", "greedy", "heuristic"], 3, "jokers"),
+    (["heuristic", "random"], 4, "standard"),
+    (["checkpoint:mixed", "greedy"], 3, "standard"),
+    (["heuristic", "greedy"], 2, "draw_from_deck"),
+    (["random", "heuristic", "greedy"], 3, "take_all"),
+    (["random", "greedy", "heuristic"], 2, "standard"),  # a pool: every pair
+])
+def test_the_batched_table_plays_exactly_the_games_of_one_at_a_time(players, num_players, rules):
+    batched = evaluate(players, rules=rules, num_players=num_players, games=60, seed=5, engine="batched",
+                       record_moves=True)
+    single = evaluate(players, rules=rules, num_players=num_players, games=60, seed=5, engine="single",
+                      record_moves=True)
+    assert batched.to_dict(include_timing=False) == single.to_dict(include_timing=False)
+    assert [r.moves for r in batched.records] == [r.moves for r in single.records]
+    assert [r.decisions for r in batched.records] == [r.decisions for r in single.records]
+    assert evaluate(players, rules=rules, num_players=num_players, games=60, seed=5).to_dict(
+        include_timing=False) == single.to_dict(include_timing=False), "auto picks the batched table"
+
+
+def test_engine_choice_is_checked_before_any_game():
+    with pytest.raises(ValueError, match="no batch path.*engine='batched'"):
+        evaluate(["expert:samples=4", "heuristic"], games=2, engine="batched")
+    with pytest.raises(ValueError, match="unknown engine"):
+        evaluate(["random", "heuristic"], games=2, engine="fast")
+    mixed = evaluate(["expert:samples=4", "random"], games=2, seed=1)  # auto: expert plays one game at a time
+    assert mixed.games == 2

@@ -42,7 +42,8 @@ def vector_trajectory(preset: str, num_players: int, steps: int = 300, batch: in
         actions = game.random_actions(rng)
         parts.append(digest(game.obs, game.mask, game.current, actions))
         game.step(actions)
-        parts.append(digest(game.rewards, game.done, game.final_scores))
+        # float32 as pinned: the rewards buffer is float64 now, with the same values
+        parts.append(digest(game.rewards.astype(np.float32), game.done, game.final_scores))
     return digest(np.frombuffer("".join(parts).encode(), dtype=np.uint8))
 
 
