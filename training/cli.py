@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED[signal.Signals[final["interrupted"]]]
     print(f"\ntrained {final['learner_steps']} learner steps in {final['seconds_training']} s "
           f"({final['learner_steps_per_second']:.0f} steps/s); run folder: {config.run_dir}")
+    if "seconds_final_evaluation" in final or final.get("seconds_periodic_evaluations"):
+        print(f"evaluations took {final.get('seconds_periodic_evaluations', 0.0)} s periodic and "
+              f"{final.get('seconds_final_evaluation', 0.0)} s final")
     if final["evaluation"]:
         print(f"{'opponent':<22}{'games':>7}{'win rate':>10}{'95% interval':>18}{'margin':>9}")
         for row in final["evaluation"]:

@@ -84,8 +84,9 @@ class TrainConfig:
     total_steps: int = setting(3_000_000, "Learner decisions to train for (the learner's own turns only).")
     num_envs: int = setting(1024, 'Games stepped in lockstep per table size.')
     rollout_steps: int = setting(
-        48,
-        'Engine steps collected per update, before the open games are played to their end.')
+        28,
+        "Rounds collected per update, before the open games are played to their end: in a round the "
+        "learner's network decides once in every game and the seated opponents reply.")
     learning_rate: float = setting(1e-3, 'Adam step size, annealed linearly to zero over the run.')
     gamma: float = setting(1.0, 'Discount; games are short and only their result counts.')
     gae_lambda: float = setting(0.95, "GAE's bias/variance trade-off.")

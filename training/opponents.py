@@ -69,6 +69,34 @@ class OpponentPool:
             self.add_snapshot(network, int(step))
 
 
+class SnapshotPolicy:
+    """A snapshot of the pool as a batch player of the table: sampled actions of that frozen network.
+
+    It reads its network through the pool at every call, so the same player stays right when the
+    pool is reloaded. Its sampling draws a torch seed from the table's Generator.
+    """
+
+    plays_in_batch = True
+
+    def __init__(self, pool: OpponentPool, opponent_id: int):
+        self.pool = pool
+        self.opponent_id = opponent_id
+        self.name = f"snapshot {opponent_id - len(pool.scripted_names)}"
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        return int(self.act_batch(obs[None, :], mask[None, :], rng)[0])
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        network = self.pool.snapshot_for(self.opponent_id)
+        device = next(network.parameters()).device
+        generator = torch.Generator(device=device)
+        generator.manual_seed(int(rng.integers(1 << 63)))
+        return snapshot_actions(network, obs, mask, generator, device)
+
+    def __repr__(self) -> str:
+        return f"<SnapshotPolicy {self.name}>"
+
+
 @torch.no_grad()
 def snapshot_actions(network: ActorCritic, obs: np.ndarray, mask: np.ndarray, generator: torch.Generator,
                      device: torch.device) -> np.ndarray:

@@ -1,15 +1,17 @@
-"""Rollout collection on the batched engine, keeping only the learner's own turns.
+"""Rollout collection on the batched table, keeping only the learner's own turns.
 
-Each game slot of a `VectorGame` has a learner seat (drawn per game) and an
+Each game slot of a `VectorTable` has a learner seat (drawn per game) and an
 opponent (drawn per game from the `OpponentPool`) that plays every other seat.
-All slots step together; the learner's network acts where the learner (or its
-current self as opponent) is to move, snapshots and scripted players act
-elsewhere, and only the learner's turns are recorded. A game's result is
-credited to the learner's seat on the step it ends, whoever made the last move.
+The learner's network plays the open seats: the learner's own, and every
+other seat where the opponent is its current self. Scripted players and
+snapshots are seated at the table, which plays them in batch until an open
+seat must act. So each round is one network decision per slot and the seated
+opponents' replies; only the learner's turns are recorded. A game's result is
+credited to the learner's seat on the round it ends, whoever made the last move.
 
-Phase 1 runs ``rollout_steps`` engine steps. Phase 2 keeps stepping until
-every game with recorded turns has ended (recording nothing new), so advantages
-need no bootstrapping from unfinished games.
+Phase 1 runs ``rollout_steps`` rounds. Phase 2 keeps playing rounds until
+every game with recorded turns has ended (recording nothing new), so
+advantages need no bootstrapping from unfinished games.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import torch
 
 from rouba_training.network import ActorCritic
 from rouba_env.rules.config import RulesConfig
-from rouba_env.batched.game import VectorGame
-from rouba_training.opponents import CURRENT_SELF, OpponentPool, snapshot_actions
+from rouba_env.rules.seeding import slot_deal_seed
+from rouba_env.vector_table import OPEN_SEAT, VectorTable
+from rouba_training.opponents import CURRENT_SELF, OpponentPool, SnapshotPolicy
 from rouba_training.ppo import MaskedCategorical, gae
 
 
@@ -43,67 +46,91 @@ class Batch:
 
 
 class SelfPlayGames:
-    """One table size: its batched games and per-slot learner seats and opponents."""
+    """One table size: its batched table and per-slot learner seats and opponents.
+
+    Deal ``k`` of slot ``i`` is ``slot_deal_seed(seed, i, k)``, as `VectorGame`'s own auto-reset deals.
+    """
 
     def __init__(self, rules: RulesConfig, table_index: int, num_envs: int, seed: int, max_players: int,
                  reward: str, pool: OpponentPool, rng: np.random.Generator):
         self.rules = rules
         self.table_index = table_index
-        self.game = VectorGame(rules, num_envs, seed=seed, max_players=max_players, reward=reward)
-        self.game.reset()
+        self.moves = 0
+        """Moves played so far, by every seat."""
+        self.table = VectorTable(rules, num_envs, max_players=max_players, reward=reward, illegal_action="raise",
+                                 before_move=self._count_moves)
         self.pool = pool
         self.rng = rng
-        self.learner_seat = rng.integers(rules.num_players, size=num_envs)
-        self.opponent = pool.sample(num_envs, rng)
+        self.seed = seed
+        self._player_ids: dict[int, int] = {}
+        self._games = np.zeros(num_envs, dtype=np.uint64)
+        self._slots = np.arange(num_envs, dtype=np.int64)
+        self.learner_seat = np.zeros(num_envs, dtype=np.int64)
+        self.opponent = np.zeros(num_envs, dtype=np.int64)
         self.episode_open = np.zeros(num_envs, dtype=bool)
         """The slot's current game has recorded learner turns."""
+        self._new_games(self._slots)
+
+    def _count_moves(self, slots: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
+        self.moves += len(slots)
+
+    def _player_id(self, opponent_id: int) -> int:
+        """The table's id of a pool opponent (a scripted player, or a snapshot seen through the pool)."""
+        if opponent_id not in self._player_ids:
+            if opponent_id < len(self.pool.scripted_names):
+                player = self.pool.scripted[self.pool.scripted_names[opponent_id]][self.table_index]
+            else:
+                player = SnapshotPolicy(self.pool, opponent_id)
+            self._player_ids[opponent_id] = self.table.add_player(player)
+        return self._player_ids[opponent_id]
 
     def _new_games(self, slots: np.ndarray) -> None:
-        self.learner_seat[slots] = self.rng.integers(self.rules.num_players, size=len(slots))
+        """Draw each slot's learner seat and opponent, seat them, deal, and let seated opponents open."""
+        n = self.rules.num_players
+        self.learner_seat[slots] = self.rng.integers(n, size=len(slots))
         self.opponent[slots] = self.pool.sample(len(slots), self.rng)
+        opponents = np.array([OPEN_SEAT if o == CURRENT_SELF else self._player_id(int(o))
+                              for o in self.opponent[slots].tolist()], dtype=np.int64)
+        seats = np.repeat(opponents[:, None], n, axis=1)
+        seats[np.arange(len(slots)), self.learner_seat[slots]] = OPEN_SEAT
+        self.table.seat(slots, seats)
+        games = self._games[slots]
+        self._games[slots] = games + np.uint64(1)
+        self.table.start(slots, slot_deal_seed(self.seed, slots, games).astype(np.int64))
 
     def step(self, network: ActorCritic, device: torch.device, generator: torch.Generator,
              record: np.ndarray) -> dict:
-        """One engine step of every slot; returns what the learner did where ``record`` allows."""
-        game = self.game
-        learner_turn = game.current == self.learner_seat
-        own_network = learner_turn | (self.opponent == CURRENT_SELF)
-        actions = np.zeros(game.batch_size, dtype=np.int64)
-        recorded = learner_turn & record
-        step = {"recorded": recorded, "values": np.zeros(game.batch_size, dtype=np.float32)}
-        rows = np.flatnonzero(own_network)
-        if len(rows):
-            with torch.no_grad():
-                logits, values = network(torch.as_tensor(game.obs[rows], device=device))
-                dist = MaskedCategorical(logits, torch.as_tensor(game.mask[rows], device=device))
-                chosen = dist.sample(generator)
-                log_probs = dist.log_prob(chosen)
-            actions[rows] = chosen.cpu().numpy()
-            keep = recorded[rows]
-            kept_rows = rows[keep]
-            step["obs"] = game.obs[kept_rows].copy()
-            step["mask"] = game.mask[kept_rows].copy()
-            step["actions"] = actions[kept_rows].copy()
-            step["log_probs"] = log_probs.cpu().numpy()[keep]
-            step["values"][kept_rows] = values.cpu().numpy()[keep]
-        others = ~own_network
-        for opponent_id in np.unique(self.opponent[others]):
-            rows = np.flatnonzero(others & (self.opponent == opponent_id))
-            if opponent_id < len(self.pool.scripted_names):
-                policy = self.pool.scripted[self.pool.scripted_names[opponent_id]][self.table_index]
-                actions[rows] = policy.act_batch(game.obs[rows], game.mask[rows], self.rng)
-            else:
-                snapshot = self.pool.snapshot_for(int(opponent_id))
-                actions[rows] = snapshot_actions(snapshot, game.obs[rows], game.mask[rows], generator, device)
+        """One round of every slot; returns what the learner did where ``record`` allows."""
+        table = self.table
+        table.play_seated(self.rng)  # the seated opponents move until the network's seat is to act
+        obs, mask = table.obs, table.mask
+        recorded = (table.current == self.learner_seat) & record
+        with torch.no_grad():
+            logits, values = network(torch.as_tensor(obs, device=device))
+            dist = MaskedCategorical(logits, torch.as_tensor(mask, device=device))
+            chosen = dist.sample(generator)
+            log_probs = dist.log_prob(chosen)
+        actions = chosen.cpu().numpy()
+        step = {
+            "recorded": recorded,
+            "values": np.where(recorded, values.cpu().numpy(), 0.0).astype(np.float32),
+            "obs": obs[recorded],
+            "mask": mask[recorded],
+            "actions": actions[recorded],
+            "log_probs": log_probs.cpu().numpy()[recorded],
+        }
         self.episode_open |= recorded
-        game.step(actions)
-        done = game.done.copy()
-        slots = np.arange(game.batch_size)
+        ended = table.play(self._slots, actions, who="the learner's network")
+        ended = np.union1d(ended, table.play_seated(self.rng))
+        done = np.zeros(len(self._slots), dtype=bool)
+        done[ended] = True
+        rewards = np.zeros(len(self._slots), dtype=np.float32)
+        if len(ended):
+            rewards[ended] = table.final_rewards(ended)[np.arange(len(ended)), self.learner_seat[ended]]
         step["dones"] = done
-        step["rewards"] = np.where(done, game.rewards[slots, self.learner_seat], 0.0).astype(np.float32)
-        step["finished_rewards"] = step["rewards"][done & self.episode_open].tolist()
+        step["rewards"] = rewards
+        step["finished_rewards"] = rewards[done & self.episode_open].tolist()
         self.episode_open &= ~done
-        ended = np.flatnonzero(done)
         if len(ended):
             self._new_games(ended)
         return step
@@ -111,7 +138,8 @@ class SelfPlayGames:
     def collect(self, network: ActorCritic, device: torch.device, generator: torch.Generator,
                 rollout_steps: int, gamma: float, gae_lambda: float) -> Batch:
         """Phase 1 (record everything) then phase 2 (finish the open games)."""
-        batch_size = self.game.batch_size
+        batch_size = len(self._slots)
+        moves_before = self.moves
         steps = []
         record = np.ones(batch_size, dtype=bool)
         for _ in range(rollout_steps):
@@ -126,19 +154,18 @@ class SelfPlayGames:
         dones = np.stack([s["dones"] for s in steps])
         advantages = gae(values, recorded, rewards, dones, gamma, gae_lambda)
         flat = recorded.nonzero()
-        with_turns = [s for s in steps if s["recorded"].any()]
         finished = [r for s in steps for r in s["finished_rewards"]]
         return Batch(
-            obs=np.concatenate([s["obs"] for s in with_turns]),
-            mask=np.concatenate([s["mask"] for s in with_turns]),
-            actions=np.concatenate([s["actions"] for s in with_turns]),
-            log_probs=np.concatenate([s["log_probs"] for s in with_turns]),
+            obs=np.concatenate([s["obs"] for s in steps]),
+            mask=np.concatenate([s["mask"] for s in steps]),
+            actions=np.concatenate([s["actions"] for s in steps]),
+            log_probs=np.concatenate([s["log_probs"] for s in steps]),
             values=values[flat],
             advantages=advantages[flat],
             returns=advantages[flat] + values[flat],
             games_finished=len(finished),
             learner_rewards=finished,
-            engine_steps=len(steps) * batch_size,
+            engine_steps=self.moves - moves_before,
         )
 
 

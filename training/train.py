@@ -261,6 +261,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     if not resume:
         save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
     last_checkpoint = time.monotonic()
+    evaluation_seconds = 0.0  # periodic evaluations in this process
     with stop_on_signals() as received:
         while learner_steps < config.total_steps and not received:
             started = time.perf_counter()
@@ -297,7 +298,9 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             if update % config.snapshot_interval == 0:
                 pool.add_snapshot(network, learner_steps)
             if config.eval_interval and update % config.eval_interval == 0 and not received:
+                evaluation_started = time.perf_counter()
                 latest_eval = run_evaluation(config.eval_games)
+                evaluation_seconds += time.perf_counter() - evaluation_started
                 append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
                 bar.write(f"update {update}, {learner_steps} steps: " + ", ".join(
                     f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
@@ -314,7 +317,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
         collector.close()
     final = {"learner_steps": learner_steps, "updates": update, "seconds_training": round(elapsed, 1),
              "learner_steps_per_second": round(learner_steps / max(elapsed, 1e-9), 1), "evaluation": [],
-             "interrupted": interrupted}
+             "seconds_periodic_evaluations": round(evaluation_seconds, 1), "interrupted": interrupted}
     if interrupted:
         writer.close()
         final["resume_command"] = resume_command(config)
