@@ -14,6 +14,8 @@ EXAMPLES = {
     "vector_game.py": ([], "games,"),
     "sb3_maskable_ppo.py": (["--steps", "256", "--n-steps", "128", "--games", "8"], "win rate vs random:"),
     "record_video.py": (["--episodes", "1", "--folder", "videos"], "recorded 1 videos in videos"),
+    "cleanrl_ppo.py": (["--total-timesteps", "8192", "--num-envs", "64", "--eval-games", "40"],
+                       "win rate vs heuristic:"),
 }
 
 
@@ -30,3 +32,28 @@ def test_example_runs(name, tmp_path):
                             text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout
+
+
+SNIPPETS = {  # docs/snippets/*.py (the "Train with your own RL library" page): the library each one needs
+    "sb3_vec_env.py": "sb3_contrib",
+    "gymnasium_vector.py": "gymnasium",
+    "torchrl_gym.py": "torchrl",
+    "torchrl_pettingzoo.py": "torchrl",
+    "tianshou_pettingzoo.py": "tianshou",
+}
+
+
+def test_every_snippet_is_listed_and_shown():
+    assert sorted(p.name for p in (ROOT / "docs" / "snippets").glob("*.py")) == sorted(SNIPPETS)
+    page = (ROOT / "docs" / "libraries.md").read_text()
+    for name in SNIPPETS:
+        assert f'--8<-- "docs/snippets/{name}"' in page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_snippet_runs_where_its_library_is_installed(name, tmp_path):
+    pytest.importorskip(SNIPPETS[name])
+    result = subprocess.run([sys.executable, str(ROOT / "docs" / "snippets" / name)], capture_output=True,
+                            text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr

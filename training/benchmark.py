@@ -25,7 +25,11 @@ def bench_trainer(args) -> list[dict]:
 
     The default rank network and the MLP run alternately, so their ratio shares the machine's load.
     """
-    import torch
+    try:
+        import torch
+    except ImportError:
+        print("[benchmark] trainer: torch is not installed (pip install torch), skipped", file=sys.stderr)
+        return []
 
     from rouba_training.config import TrainConfig
     from rouba_training.train import train

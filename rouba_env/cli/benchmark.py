@@ -8,6 +8,10 @@ and registering it in `SECTIONS`):
 * ``engine``: the reference engine alone (``new_game`` / ``legal_moves`` / ``apply_move``);
 * ``sb3``: sb3-contrib's MaskablePPO on ``RoubaMonte-v0``, for comparison (when installed);
 * ``trainer``: added by the trainer (`rouba_training.benchmark`, the ``rouba-benchmark`` command);
+* ``vector_env``: ``gymnasium.make_vec("RoubaMonte-v0")`` on the batched table, as
+  ratios: against Gymnasium's SyncVectorEnv of `SingleAgentEnv`s (random, heuristic and
+  ``checkpoint:2p`` opponents) and against `VectorGame`'s raw steps/s;
+* ``evaluation``: `rouba_env.evaluate` on the batched table against one game at a time;
 * ``vector``: `rouba_env.batched.game.VectorGame` at several batch sizes.
   Actions are drawn with ``VectorGame.random_actions`` (one batched pass over
   the masks); ``steps_per_s`` includes that cost, ``step_only_per_s`` leaves it
@@ -257,11 +261,107 @@ def bench_sb3(args) -> list[dict]:
     return [{"variant": "sb3-contrib MaskablePPO, defaults", **summarize(runs)}]
 
 
+def learner_steps_per_s(envs, seconds: float, seed: int) -> float:
+    """A Gymnasium vector env's learner steps/s under masked random actions (one batched draw per step)."""
+    from rouba_env.batched.kernels import sample_legal
+
+    _obs, info = envs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = np.empty(envs.num_envs, dtype=np.int64)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        sample_legal(info["action_mask"], rng.random(envs.num_envs), actions)
+        _obs, _reward, _terminated, _truncated, info = envs.step(actions)
+        steps += envs.num_envs
+    return steps / (time.perf_counter() - start)
+
+
+VECTOR_ENV_OPPONENTS = ("random", "heuristic", "checkpoint:2p")
+"""Opponents of the vector_env section."""
+
+
+def bench_vector_env(args) -> list[dict]:
+    """``gymnasium.make_vec("RoubaMonte-v0")``: the batched vector env against Gymnasium's SyncVectorEnv.
+
+    For each opponent, N = `--vector-env-small` games both ways, measured alternately in each
+    repeat so that the ratio shares the machine's load; against random also N = `--vector-env-large`
+    on the batched env, as a share of `VectorGame`'s raw engine steps/s at the same N (measured
+    alternately too). Learner steps: the learner's own decisions (the opponents' moves are extra).
+    """
+    import gymnasium
+
+    from rouba_env.batched.game import VectorGame
+
+    rules = preset(args.rules, num_players=args.players)
+    seconds = 0.3 if args.quick else args.time_limit
+    small, large = args.vector_env_small, args.vector_env_large
+    rows = []
+    for opponent in VECTOR_ENV_OPPONENTS:
+        batched = gymnasium.make_vec("RoubaMonte-v0", num_envs=small, opponents=opponent, rules=rules)
+        sync = gymnasium.make_vec("RoubaMonte-v0", num_envs=small, opponents=opponent, rules=rules,
+                                  vectorization_mode="sync")
+        learner_steps_per_s(batched, 0.2, args.seed)  # compiles or loads the kernels
+        runs = []
+        for index in range(args.repeats):
+            fast = learner_steps_per_s(batched, seconds, args.seed + index)
+            slow = learner_steps_per_s(sync, seconds, args.seed + index)
+            runs.append({"steps_per_s": fast, "baseline_steps_per_s": slow, "ratio": fast / slow})
+        rows.append({"variant": f"vs {opponent}, N={small}: batched / sync", "num_envs": small,
+                     "games_per_s": None, **summarize(runs)})
+    batched = gymnasium.make_vec("RoubaMonte-v0", num_envs=large, opponents="random", rules=rules)
+    learner_steps_per_s(batched, 0.2, args.seed)
+    game = VectorGame(rules, large, seed=args.seed)
+    game.reset()
+    rng = np.random.default_rng(args.seed)
+    runs = []
+    for index in range(args.repeats):
+        fast = learner_steps_per_s(batched, seconds, args.seed + index)
+        calls, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            game.step(game.random_actions(rng))
+            calls += 1
+        raw = calls * large / (time.perf_counter() - start)
+        runs.append({"steps_per_s": fast, "baseline_steps_per_s": raw, "ratio": fast / raw})
+    rows.append({"variant": f"vs random, N={large}: share of VectorGame", "num_envs": large,
+                 "games_per_s": None, **summarize(runs)})
+    return rows
+
+
+def bench_evaluation(args) -> list[dict]:
+    """`rouba_env.evaluate`: checkpoint:2p against heuristic on the batched table and one game at a time.
+
+    The same games both ways (the players are built once, outside the timing; start-up not counted).
+    """
+    from rouba_env.evaluation.duplicate import evaluate
+    from rouba_env.players.registry import make_policy
+
+    rules = preset(args.rules, num_players=2)
+    players = [make_policy("checkpoint:2p", rules), make_policy("heuristic", rules)]
+    games = 200 if args.quick else args.evaluation_games
+    evaluate(players, rules=rules, games=2, engine="batched")  # compiles or loads the kernels
+    runs = []
+    for index in range(1 if args.quick else min(args.repeats, args.trainer_repeats)):
+        timings = {}
+        for engine_name in ("batched", "single"):
+            start = time.perf_counter()
+            result = evaluate(players, rules=rules, games=games, seed=args.seed + index, engine=engine_name)
+            timings[engine_name] = time.perf_counter() - start
+        runs.append({"steps_per_s": None, "games_per_s": result.games / timings["batched"],
+                     "baseline_games_per_s": result.games / timings["single"],
+                     "ratio": timings["single"] / timings["batched"]})
+    row = summarize([{k: v for k, v in run.items() if v is not None} for run in runs])
+    return [{"variant": f"checkpoint:2p vs heuristic, {games} games: batched / one at a time",
+             "steps_per_s": None, **row}]
+
+
 SECTIONS: dict[str, Callable] = {
     "aec_wrapped": bench_aec_wrapped,
     "aec_raw": bench_aec_raw,
     "engine": bench_engine,
     "vector": bench_vector,
+    "vector_env": bench_vector_env,
+    "evaluation": bench_evaluation,
     "sb3": bench_sb3,
 }
 """Section name -> function(args) returning rows (dicts with ``variant``, ``steps_per_s``, ``games_per_s``).
@@ -294,6 +394,11 @@ def parse_args(argv=None, sections: dict[str, Callable] | None = None) -> argpar
     parser.add_argument("--json", type=Path, default=None,
                         help="also write the results (and the machine's details) to this JSON file "
                              "(default: print the table only)")
+    parser.add_argument("--vector-env-small", type=int, default=256,
+                        help="vector_env: games of the batched / sync comparison")
+    parser.add_argument("--vector-env-large", type=int, default=4096,
+                        help="vector_env: games of the comparison with VectorGame's raw steps")
+    parser.add_argument("--evaluation-games", type=int, default=2000, help="evaluation: games per run")
     parser.add_argument("--trainer-steps", type=int, default=600_000, help="trainer: learner steps per run")
     parser.add_argument("--sb3-steps", type=int, default=10_240, help="sb3: MaskablePPO steps per run")
     parser.add_argument("--trainer-repeats", type=int, default=3, help="trainer and sb3: runs (median reported)")
@@ -326,7 +431,8 @@ def print_table(sections: dict[str, list[dict]]) -> None:
         for row in rows:
             notes = []
             if "ratio" in row:
-                notes.append(f"baseline {format_rate(row['baseline_steps_per_s'])}/s, ratio {row['ratio']:.2f}x")
+                baseline = row.get("baseline_steps_per_s", row.get("baseline_games_per_s"))
+                notes.append(f"baseline {format_rate(baseline)}/s, ratio {row['ratio']:.2f}x")
             if "step_only_per_s" in row:
                 notes.append(f"step only {format_rate(row['step_only_per_s'])}/s")
                 notes.append(f"sampling {row['sample_ns_per_action']:.1f} ns/action")

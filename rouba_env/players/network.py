@@ -14,6 +14,7 @@ from its distribution with the caller's generator.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +96,18 @@ class RankNetwork:
         self.obs_size = int(max(first.max(), second.max(), self.context_index.max())) + 1
         self.first, self.second = extended_index(first, self.obs_size), extended_index(second, self.obs_size)
         self.num_actions = 2 * (self.first.shape[0] - 1) * self.natural[0].shape[1]
+        self._scratch = threading.local()
+
+    def _buffers(self, batch: int, slots: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """This thread's work arrays for ``batch`` rows (grown as needed; the results never point into them)."""
+        held = getattr(self._scratch, "arrays", None)
+        if held is None or held[0].shape[0] < batch * slots:
+            rows = max(batch, FORWARD_ROWS) * slots
+            width = self.mix[0].shape[0]
+            held = (np.empty((rows, width), np.float32), np.empty((rows, width), np.float32),
+                    np.empty((rows, self.heads.shape[1]), np.float32))
+            self._scratch.arrays = held
+        return tuple(array[: batch * slots] for array in held)
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(logits float32[B, A], value float32[B]) for observations float32[B, D]."""
@@ -108,16 +121,17 @@ class RankNetwork:
         context = obs[:, self.context_index] @ self.context[0]
         context += self.context[1]
         np.maximum(context, zero, out=context)
+        first, second, head_out = self._buffers(batch, slots)  # reused: fresh big arrays cost page faults
         weight, context_weight, bias = self.token
-        tokens = _tokenwise(features, weight)
+        tokens = np.matmul(features.reshape(batch * slots, -1), weight, out=first).reshape(batch, slots, -1)
         tokens += (context @ context_weight + bias)[:, None, :]
         np.maximum(tokens, zero, out=tokens)
         weight, pool_weight, context_weight, bias = self.mix
         pooled = tokens.mean(axis=1) @ pool_weight + context @ context_weight
-        tokens = _tokenwise(tokens, weight)
+        tokens = np.matmul(first, weight, out=second).reshape(batch, slots, -1)
         tokens += (pooled + bias)[:, None, :]
         np.maximum(tokens, zero, out=tokens)
-        heads = _tokenwise(tokens, self.heads)[:, : slots - 1]  # both heads of the natural ranks, one product
+        heads = np.matmul(second, self.heads, out=head_out).reshape(batch, slots, -1)[:, : slots - 1]
         targets = self.natural[0].shape[1]
         natural = heads[:, :, :targets] + self.natural[1]
         weight, joker_weight, bias = self.joker
@@ -137,12 +151,6 @@ def forward_in_chunks(network, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         return network.forward(obs)
     parts = [network.forward(obs[start:start + FORWARD_ROWS]) for start in range(0, len(obs), FORWARD_ROWS)]
     return np.concatenate([logits for logits, _ in parts]), np.concatenate([value for _, value in parts])
-
-
-def _tokenwise(tokens: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``tokens[B, R, F] @ weight[F, H]`` as one matrix product (a stacked product is far slower)."""
-    batch, slots, width = tokens.shape
-    return (tokens.reshape(batch * slots, width) @ weight).reshape(batch, slots, -1)
 
 
 def network_from_tensors(tensors: dict[str, np.ndarray], metadata: dict):
