@@ -2,8 +2,9 @@
 
     python examples/gym_vector_loop.py
 
-`gymnasium.make_vec("RoubaMonte-v0", ...)` resets a finished game in the same
-step, so every row of ``info["action_mask"]`` always has a legal action.
+`gymnasium.make_vec("RoubaMonte-v0", ...)` runs the games on the batched
+engine and resets a finished game in the same step, so every row of
+``info["action_mask"]`` always has a legal action.
 """
 
 import gymnasium

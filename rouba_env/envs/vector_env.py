@@ -65,9 +65,15 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
 
     Args:
         num_envs: games stepped together, 1..`MAX_GAMES`.
-        opponents, seat, rules, reward, max_players, dict_observation, illegal_action,
-            illegal_reward, ``**rule_fields``: as for `SingleAgentEnv` (a sampler
-            ``f(rng) -> players`` is called once per episode with that game's Generator).
+        opponents: as for `SingleAgentEnv`; a sampler ``f(rng) -> players`` is called once per
+            episode with that game's Generator. Every opponent must play in batch.
+        seat: the learner's seat, or ``"random"`` (drawn every episode).
+        rules: a `RulesConfig`, a preset name, or None; ``**rule_fields`` override it.
+        reward: ``"outcome"``, ``"margin"`` or ``"lead"``.
+        max_players: pad observation and action spaces to this many seats.
+        dict_observation: observations as ``Dict(observation, action_mask)``.
+        illegal_action: ``"terminate"`` (that game ends with ``illegal_reward``) or ``"raise"``.
+        illegal_reward: the learner's reward when its illegal action ends a game.
         autoreset_mode: ``AutoresetMode.SAME_STEP`` (default) or ``NEXT_STEP``, or ``"same_step"``,
             ``"next_step"``.
     """

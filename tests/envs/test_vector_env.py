@@ -38,6 +38,15 @@ def test_the_same_games_as_single_agent_envs_move_for_move(kwargs):
     vector = gymnasium.make_vec("RoubaMonte-v0", num_envs=num_envs, **kwargs)
     assert isinstance(vector, RoubaVectorEnv)
     singles = [SingleAgentEnv(**kwargs) for _ in range(num_envs)]
+    moves = [[] for _ in range(num_envs)], [[] for _ in range(num_envs)]  # every move, both ways
+
+    def record_batched(slots, seats, actions):
+        for slot, seat, action in zip(slots.tolist(), seats.tolist(), actions.tolist()):
+            moves[0][slot].append((seat, action))
+
+    vector.unwrapped.table.before_move = record_batched
+    for i, env in enumerate(singles):
+        env.table.before_move = lambda seat, action, i=i: moves[1][i].append((seat, action))
     obs, info = vector.reset(seed=seed)
     single = [env.reset(seed=seed + i) for i, env in enumerate(singles)]
     rng = np.random.default_rng(0)
@@ -62,6 +71,8 @@ def test_the_same_games_as_single_agent_envs_move_for_move(kwargs):
                 single_obs, single_info = env.reset()
             single[i] = (single_obs, single_info)
     assert finished >= num_envs * 2
+    assert moves[0] == moves[1], "the same moves, the opponents' included"
+    assert sum(map(len, moves[0])) > 2 * STEPS * num_envs * 0.9
 
 
 def row(obs, i=None):

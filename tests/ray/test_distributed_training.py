@@ -64,7 +64,7 @@ def test_rollout_worker_collects_legal_learner_turns_with_the_shipped_weights():
     batch, pid = worker.collect(network_state(network), pool_state, update=0)
     assert pid == os.getpid()
     assert worker.pool.snapshot_steps == [7]
-    assert [runner.game.batch_size for runner in worker.runners] == [5, 3]
+    assert [runner.table.num_games for runner in worker.runners] == [5, 3]
     assert len(batch.actions) > 0
     assert batch.mask[np.arange(len(batch.actions)), batch.actions].all(), "every recorded action is legal"
     for name, tensor in worker.network.state_dict().items():

@@ -24,13 +24,19 @@ def test_benchmark_quick_writes_json(tmp_path):
     assert "steps/s" in completed.stdout
     data = json.loads(out.read_text())
     assert [p.name for p in out.parent.iterdir()] == ["results.json"]  # no temp file left behind
-    assert set(data["sections"]) == {"aec_wrapped", "aec_raw", "engine", "vector", "trainer", "sb3"}
+    assert set(data["sections"]) == {"aec_wrapped", "aec_raw", "engine", "vector", "vector_env", "evaluation",
+                                     "trainer", "sb3"}
     assert data["machine"]["numpy"] and data["settings"]["quick"] is True
     for name, section in data["sections"].items():
         assert section["rows"], name
         for row in section["rows"]:
+            if name in ("vector_env", "evaluation"):  # ratios against a baseline measured in the same run
+                baseline = row.get("baseline_steps_per_s", row.get("baseline_games_per_s"))
+                assert row["ratio"] > 0 and baseline > 0 and row["runs"], (name, row["variant"])
+                continue
             assert row["steps_per_s"] > 0 and row.get("games_per_s", 0) >= 0, (name, row["variant"])
             assert row["runs"] and all(run["steps"] > 0 for run in row["runs"])
+    assert {row["num_envs"] for row in data["sections"]["vector_env"]["rows"]} == {256, 4096}
     vector_rows = data["sections"]["vector"]["rows"]
     assert {row["batch_size"] for row in vector_rows} == {1, 256}
     assert all(row["step_only_per_s"] >= row["steps_per_s"] for row in vector_rows)

@@ -1,0 +1,147 @@
+"""The batched table: the same games as one-game tables, one legality check, Table's illegal-action rule."""
+
+import numpy as np
+import pytest
+
+from rouba_env.players.base import BasePolicy, RandomPolicy
+from rouba_env.players.registry import make_policy
+from rouba_env.rules.config import preset
+from rouba_env.rules.engine import NO_SEAT
+from rouba_env.streams import RowStreams
+from rouba_env.table import IllegalActionWarning, IllegalPlayerAction, Table
+from rouba_env.vector_table import OPEN_SEAT, VectorTable
+
+
+class Always(BasePolicy):
+    """Returns one fixed action, legal or not (a broken player)."""
+
+    name = "always"
+    plays_in_batch = True
+
+    def __init__(self, rules, action):
+        super().__init__(rules)
+        self.action = action
+
+    def act_batch(self, obs, mask, rng):
+        return np.full(len(mask), self.action, dtype=np.int64)
+
+
+@pytest.mark.parametrize("rules_name, num_players", [("standard", 2), ("jokers", 3), ("draw_from_deck", 4),
+                                                     ("take_all", 2), ("leftovers", 3)])
+def test_every_game_is_the_game_of_a_one_game_table(rules_name, num_players):
+    rules = preset(rules_name, num_players=num_players)
+    players = [make_policy(spec, rules) for spec in ("random", "greedy", "heuristic")]
+    games = 24
+    seatings = np.array([[(game + seat) % 3 for seat in range(num_players)] for game in range(games)])
+    seeds = np.arange(games) * 7919 + 11
+    table = VectorTable(rules, games, players)
+    table.seat(np.arange(games), seatings)
+    table.start(np.arange(games), seeds)
+    ended = table.play_seated(RowStreams([np.random.default_rng(game) for game in range(games)]))
+    assert sorted(ended.tolist()) == list(range(games)) and table.over.all()
+    for game in range(games):
+        one = Table(rules, seats=[players[p] for p in seatings[game]])
+        one.start_deal(int(seeds[game]))
+        one.play_seated(np.random.default_rng(game))
+        assert table.scores([game])[0].tolist() == one.scores()
+        np.testing.assert_array_equal(table.final_rewards([game])[0], one.final_rewards())
+
+
+def test_seated_players_move_until_every_open_seat_must_act():
+    rules = preset("standard", num_players=3)
+    table = VectorTable(rules, 6, [RandomPolicy(rules)])
+    learner = np.array([0, 1, 2, 0, 1, 2])
+    seats = np.zeros((6, 3), dtype=np.int64)
+    seats[np.arange(6), learner] = OPEN_SEAT
+    table.seat(np.arange(6), seats)
+    table.start(np.arange(6), np.arange(6))
+    rng = np.random.default_rng(0)
+    while not table.over.all():
+        table.play_seated(rng)
+        live = np.flatnonzero(~table.over)
+        assert (table.current[live] == learner[live]).all(), "only open seats are left to act"
+        actions = np.array([np.flatnonzero(table.mask[slot])[0] for slot in live])
+        table.play(live, actions)
+    assert (table.current == NO_SEAT).all() and (table.player_to_act() == -2).all()
+
+
+def test_a_broken_seated_player_is_named_with_its_slot_and_nothing_of_the_round_is_played():
+    rules = preset("standard")
+    table = VectorTable(rules, 3, [RandomPolicy(rules), Always(rules, 10_000)])
+    table.seat(np.arange(3), [[0, 0], [1, 0], [0, 1]])
+    table.start(np.arange(3), [1, 2, 3])
+    turns = table.game.turns.copy()
+    with pytest.raises(IllegalPlayerAction, match=r"player <Always always> in seat 0 returned action 10000, which is "
+                                                  r"not legal; legal actions: \[.*\] \(game slot 1\)"):
+        table.play_seated(np.random.default_rng(0))
+    np.testing.assert_array_equal(table.game.turns, turns)
+
+
+def test_an_outside_callers_illegal_action_ends_only_its_game_or_raises():
+    rules = preset("standard")
+    table = VectorTable(rules, 3)
+    table.start(np.arange(3), [4, 5, 6])
+    legal = [int(np.flatnonzero(table.mask[slot])[0]) for slot in range(3)]
+    illegal = int(np.flatnonzero(table.mask[1] == 0)[0])
+    with pytest.warns(IllegalActionWarning, match=rf"illegal action {illegal} for the caller in seat 0 of game slot 1 "
+                                                  r"\(not a legal move now\).*offender gets illegal_reward"):
+        ended = table.play(np.arange(3), [legal[0], illegal, legal[2]], who="the caller")
+    assert ended.tolist() == [1] and table.over.tolist() == [False, True, False]
+    assert table.offender.tolist() == [NO_SEAT, 0, NO_SEAT]
+    assert table.final_rewards([1]).tolist() == [[-1.0, 0.0]]
+    assert table.game.turns.tolist() == [1, 0, 1], "the illegal action played nothing; the others were played"
+
+    strict = VectorTable(rules, 2, illegal_action="raise")
+    strict.start([0, 1], [4, 5])
+    with pytest.raises(ValueError, match=r"illegal action 999 for the outside caller in seat 0 of game slot 1 "
+                                         r"\(out of range 0..\d+\)"):
+        strict.play([0, 1], [int(np.flatnonzero(strict.mask[0])[0]), 999])
+    assert strict.game.turns.tolist() == [0, 0], "raise plays nothing at all"
+
+
+def test_bad_calls_are_refused_before_anything_is_played():
+    rules = preset("standard")
+    expert = make_policy("expert:samples=4", rules)
+    with pytest.raises(ValueError, match="'expert' has no batch path"):
+        VectorTable(rules, 2, [expert])
+    with pytest.raises(ValueError, match="num_games"):
+        VectorTable(rules, 0)
+    table = VectorTable(rules, 2, [RandomPolicy(rules)])
+    with pytest.raises(ValueError, match="player ids"):
+        table.seat([0], [[0, 5]])
+    with pytest.raises(ValueError, match="shape"):
+        table.seat([0], [[0, 0, 0]])
+    table.seat([0, 1], [[0, OPEN_SEAT], [0, OPEN_SEAT]])
+    table.start([0, 1], [1, 2])
+    with pytest.raises(ValueError, match="slot 0 has no open seat to act: seat 0 to act is held by"):
+        table.play([0], [0])
+    with pytest.raises(ValueError, match="integer action indices"):
+        table.play([0], [0.5])
+    with pytest.raises(ValueError, match="must not repeat"):
+        table.start([0, 0], [1, 2])
+    with pytest.raises(ValueError, match=r"deal seeds must be in \[0, 2\*\*63\)"):
+        table.start([0], [-1])
+    with pytest.raises(ValueError, match="RowStreams of 1 rows for a batch of 2"):
+        table.play_seated(RowStreams([np.random.default_rng(0)]))
+    other = make_policy("random", preset("standard", num_players=3))
+    with pytest.raises(ValueError, match="observations of"):
+        table.add_player(other)
+
+
+def test_row_streams_draw_what_each_generator_draws_alone():
+    from rouba_env.streams import uniform_rows, uniform_runs
+
+    streams = RowStreams([np.random.default_rng(seed) for seed in range(4)])
+    rows = uniform_rows(streams, 4, 3)
+    runs = uniform_runs(streams, np.array([0, 0, 2, 3, 3, 3]), 4)
+    for seed in range(4):
+        alone = np.random.default_rng(seed).random(10)
+        np.testing.assert_array_equal(rows[seed], alone[:3])
+    np.testing.assert_array_equal(runs, [*np.random.default_rng(0).random(5)[3:5],
+                                         np.random.default_rng(2).random(4)[3],
+                                         *np.random.default_rng(3).random(6)[3:6]])
+    taken = RowStreams([np.random.default_rng(seed) for seed in range(4)]).take(np.array([3, 1]))
+    np.testing.assert_array_equal(uniform_rows(taken, 2, 2), [np.random.default_rng(3).random(2),
+                                                              np.random.default_rng(1).random(2)])
+    mixed = RowStreams([np.random.default_rng(0), np.random.Generator(np.random.MT19937(0))])
+    np.testing.assert_array_equal(uniform_rows(mixed, 2, 2)[1], np.random.Generator(np.random.MT19937(0)).random(2))
