@@ -36,7 +36,7 @@ except ImportError as error:  # pragma: no cover (the extra's message)
     raise ImportError('rouba_env.openspiel needs the openspiel extra: pip install "rouba_env[openspiel]" '
                       f"({error.name} is missing)") from error
 
-from rouba_env.checks import check_int, check_number
+from rouba_env.checks import check_int, check_number, is_int, shown
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.base import BasePolicy
@@ -114,8 +114,50 @@ class RoubaMonteGame(pyspiel.Game):
     def new_initial_state(self) -> "RoubaMonteState":
         return RoubaMonteState(self)
 
+    def deserialize_state(self, text: str) -> "RoubaMonteState":
+        """The state a `RoubaMonteState.serialize` string describes, replayed action by action through the rules.
+
+        The string is the action history, one integer per line (the form OpenSpiel's C++ games use);
+        every action is checked as it is applied, so only a reachable state can come out. A damaged
+        or crafted string is a ValueError naming the line; nothing in it is ever executed.
+        """
+        return replay_history(self, parse_history(text))
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> "RoubaMonteObserver":
         return RoubaMonteObserver(setup_of(self), iig_obs_type, params)
+
+
+MAX_SERIALIZED_CHARACTERS = 1 << 20
+"""Longest state string `RoubaMonteGame.deserialize_state` reads (a whole game is a few hundred characters)."""
+
+
+def parse_history(text) -> list[int]:
+    """The actions of a serialized state, one integer per line; ValueError naming a bad line."""
+    if not isinstance(text, str):
+        raise ValueError(f"a serialized state is a string, got {type(text).__name__}")
+    if len(text) > MAX_SERIALIZED_CHARACTERS:
+        raise ValueError(f"a serialized state has at most {MAX_SERIALIZED_CHARACTERS} characters, got {len(text)}")
+    actions = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        if not (line.isascii() and line.isdigit()) or len(line) > 18:
+            raise ValueError(f"line {number} of the serialized state is not an action index: {shown(line)} "
+                             f"(a state is its action history, one non-negative integer per line)")
+        actions.append(int(line))
+    return actions
+
+
+def replay_history(game: "RoubaMonteGame", actions: list[int]) -> "RoubaMonteState":
+    """A new state with ``actions`` applied in order, each checked against the legal set first."""
+    state = game.new_initial_state()
+    for number, action in enumerate(actions, start=1):
+        try:
+            state.apply_action(action)
+        except ValueError as error:
+            raise ValueError(f"action {number} of the serialized state: {error}") from None
+    return state
 
 
 class RoubaMonteState(pyspiel.State):
@@ -150,15 +192,27 @@ class RoubaMonteState(pyspiel.State):
         return [(position, 1.0 / len(remaining)) for position in remaining]
 
     def _apply_action(self, action: int) -> None:
+        if is_int(action):
+            action = int(action)
         if self.engine_state is None:
-            self.order.append(int(action))
+            remaining = len(self.game_.deck) - len(self.order)
+            if not is_int(action) or not 0 <= action < len(self.game_.deck) or action in self.order:
+                raise ValueError(f"chance outcome {shown(action)} is not legal: the deck's next card is one of the "
+                                 f"{remaining} positions not chosen yet, in 0..{len(self.game_.deck) - 1}")
+            self.order.append(action)
             if len(self.order) == len(self.game_.deck):
                 deck = [self.game_.deck[position] for position in self.order]
                 self.engine_state = engine.deal_from_deck(self.game_.rules, deck)
             return
+        if engine.is_terminal(self.engine_state):
+            raise ValueError(f"action {shown(action)}: the game is over")
+        legal = self._legal_actions(self.engine_state.current)
+        if not is_int(action) or action not in legal:
+            raise ValueError(f"action {shown(action)} is not legal for player {self.engine_state.current}; "
+                             f"legal actions: {legal}")
         seat = self.engine_state.current
-        engine.play_move(self.engine_state, self.game_.actions.decode(int(action)))
-        self.moves.append((seat, int(action)))
+        engine.play_move(self.engine_state, self.game_.actions.decode(action))
+        self.moves.append((seat, action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -174,29 +228,52 @@ class RoubaMonteState(pyspiel.State):
             return [0.0] * self.game_.rules.num_players
         return scoring.final_rewards("margin", scoring.scores(self.engine_state), self.game_.rules.total_cards)
 
+    def _seat(self, player) -> int:
+        """``player`` checked (a seat 0..n-1; None: the seat to act), the same words on every channel."""
+        n = self.game_.rules.num_players
+        if player is None:
+            player = self.current_player()
+            if player < 0:
+                where = "a chance node" if player == pyspiel.PlayerId.CHANCE else "the game is over"
+                raise ValueError(f"no player is to act ({where}): name a player in 0..{n - 1}")
+            return player
+        if not is_int(player) or not 0 <= int(player) < n:
+            raise ValueError(f"player must be a seat in 0..{n - 1}, got {shown(player)}")
+        return int(player)
+
+    def serialize(self) -> str:
+        """The action history, one integer per line: `RoubaMonteGame.deserialize_state` replays it."""
+        return "".join(f"{action}\n" for action in self.history())
+
     def information_state_string(self, player: int | None = None) -> str:
-        player = self.current_player() if player is None else player
+        player = self._seat(player)
         # Ranks, not card codes: suits never matter in this game, and a resampled world may swap them.
         hand = sorted(rank_of(card) for card in self.engine_state.hands[player]) if self.engine_state else []
         history = " ".join(f"{seat}:{action}" for seat, action in self.moves)
         return f"seat {player}; hand {hand}; moves {history}"
 
     def observation_string(self, player: int | None = None) -> str:
-        player = self.current_player() if player is None else player
+        player = self._seat(player)
         return " ".join(f"{value:g}" for value in self.observation_tensor(player))
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         return self.observation_tensor(player)
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
-        player = self.current_player() if player is None else player
+        player = self._seat(player)
         if self.engine_state is None:
             return [0.0] * self.game_.encoder.size
         return self.game_.encoder.encode(self.engine_state, player).tolist()
 
     def resample_from_infostate(self, player: int, probability_sampler) -> "RoubaMonteState":
         """A state the player cannot tell from this one: the hidden cards drawn again, consistently."""
-        seed = int(probability_sampler() * 2**32)
+        player = self._seat(player)
+        if self.engine_state is None:
+            raise ValueError("resample_from_infostate needs a dealt game: at the chance nodes nobody holds cards yet")
+        draw = probability_sampler()
+        if check_number("probability_sampler()", draw, 0.0) >= 1.0:
+            raise ValueError(f"probability_sampler() must return a number in [0, 1), got {shown(draw)}")
+        seed = int(float(draw) * 2**32)
         sampler = HiddenCardSampler(self.game_.rules, self.game_.encoder.encode(self.engine_state, player))
         world = sampler.sample(np.random.default_rng(seed))
         world.turn, world.last_move = self.engine_state.turn, self.engine_state.last_move
@@ -228,6 +305,35 @@ class RoubaMonteObserver:
 
 
 pyspiel.register_game(_GAME_TYPE, RoubaMonteGame)
+
+GAME_AND_STATE_TAG = "[rouba_monte game and state]"
+"""First line of `serialize_game_and_state`'s text."""
+
+
+def serialize_game_and_state(game: RoubaMonteGame, state: RoubaMonteState) -> str:
+    """The game's parameters and the state's action history as text (`deserialize_game_and_state` reads it)."""
+    return f"{GAME_AND_STATE_TAG}\n{game}\n{state.serialize()}"
+
+
+def deserialize_game_and_state(text: str) -> tuple[RoubaMonteGame, RoubaMonteState]:
+    """(game, state) from `serialize_game_and_state`'s text, the state replayed through the rules.
+
+    Unlike ``pyspiel.deserialize_game_and_state`` (OpenSpiel's generic path for Python games, which
+    unpickles), nothing in the text is executed; a crafted or damaged text is a ValueError.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"a serialized game and state is a string, got {type(text).__name__}")
+    tag, _, rest = text.partition("\n")
+    game_string, _, history = rest.partition("\n")
+    if tag != GAME_AND_STATE_TAG:
+        raise ValueError(f"not a serialized {GAME_NAME} game and state: its first line must be {GAME_AND_STATE_TAG!r}")
+    if not (game_string.startswith(f"{GAME_NAME}(") and game_string.endswith(")")):
+        raise ValueError(f"the game line must name {GAME_NAME}(...), got {shown(game_string)}")
+    try:
+        game = pyspiel.load_game(game_string)
+    except (pyspiel.SpielError, RuntimeError, ValueError) as error:
+        raise ValueError(f"bad game line {shown(game_string)}: {error}") from None
+    return game, game.deserialize_state(history)
 
 
 OPENSPIEL_BOTS = ("mcts", "ismcts")

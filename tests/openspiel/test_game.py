@@ -95,3 +95,86 @@ def test_openspiel_bots_play_whole_games_as_project_players(bot):
         make_policy("openspiel:alphazero", make_rules("standard"))
     with pytest.raises(ValueError, match="simulations must be an int in 1..100000"):
         make_policy("openspiel:ismcts,simulations=0", make_rules("standard"))
+
+
+def test_a_serialized_state_is_its_action_history_replayed_through_the_rules(tmp_path):
+    import base64
+    import pickle
+
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"num_players": 3, "rules": "jokers"})
+    state = play_randomly(game.new_initial_state(), np.random.default_rng(4), stop_after=90)
+    text = state.serialize()
+    assert text == "".join(f"{action}\n" for action in state.history())
+    restored = game.deserialize_state(text)
+    assert restored.history() == state.history() and str(restored) == str(state)
+    assert restored.information_state_string(2) == state.information_state_string(2)
+    again_game, again = rouba_openspiel.deserialize_game_and_state(rouba_openspiel.serialize_game_and_state(game, state))
+    assert str(again_game) == str(game) and again.history() == state.history()
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (marker.touch, ())
+
+    crafted = "history=\nmove_number=0\n__dict__=" + base64.b64encode(pickle.dumps({"x": Payload()})).decode()
+    with pytest.raises(ValueError, match="line 1 of the serialized state is not an action index"):
+        game.deserialize_state(crafted)
+    with pytest.raises(ValueError, match="first line must be"):
+        rouba_openspiel.deserialize_game_and_state(crafted)
+    assert not marker.exists(), "nothing in a state string runs"
+    with pytest.raises(ValueError, match="action 2 of the serialized state: chance outcome 0 is not legal"):
+        game.deserialize_state("0\n0\n")
+    with pytest.raises(ValueError, match="not legal for player"):
+        game.deserialize_state(text + "99999\n")
+    with pytest.raises(ValueError, match="must name python_rouba_monte"):
+        rouba_openspiel.deserialize_game_and_state(f"{rouba_openspiel.GAME_AND_STATE_TAG}\ntic_tac_toe()\n")
+
+
+def test_every_action_is_checked_against_the_legal_set():
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"num_players": 2})
+    state = game.new_initial_state()
+    for bad in (52, 10**12, -2):  # -1 is OpenSpiel's own kInvalidAction, which it refuses itself
+        with pytest.raises(ValueError, match="chance outcome .* is not legal"):
+            state.apply_action(bad)
+    state.apply_action(7)
+    with pytest.raises(ValueError, match="chance outcome 7 is not legal"):
+        state.apply_action(7)
+    state = play_randomly(game.new_initial_state(), np.random.default_rng(2), stop_after=56)
+    assert not state.is_chance_node()
+    illegal = [a for a in range(game.num_distinct_actions()) if a not in state.legal_actions()]
+    history = state.history()
+    for action in illegal[:20]:
+        with pytest.raises(ValueError, match=f"action {action} is not legal for player"):
+            state.apply_action(action)
+    assert state.history() == history, "a refused action changes nothing"
+    end = play_randomly(state, np.random.default_rng(3))
+    with pytest.raises(ValueError, match="the game is over"):
+        end._apply_action(0)
+
+
+@pytest.mark.parametrize("seat", [-1, -2, 2, 99, 1.0, True, "0"])
+def test_every_observation_channel_refuses_a_seat_outside_the_table(seat):
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"num_players": 2})
+    state = play_randomly(game.new_initial_state(), np.random.default_rng(5), stop_after=60)
+    for channel in (state.information_state_string, state.observation_string, state.information_state_tensor,
+                    state.observation_tensor):
+        with pytest.raises(ValueError, match=r"player must be a seat in 0..1"):
+            channel(seat)
+    with pytest.raises(ValueError, match=r"player must be a seat in 0..1"):
+        state.resample_from_infostate(seat, lambda: 0.5)
+    observer = game.make_py_observer()
+    with pytest.raises(ValueError, match=r"player must be a seat in 0..1"):
+        observer.string_from(state, seat)
+
+
+def test_resampling_refuses_the_chance_node_and_a_bad_sampler():
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"num_players": 2})
+    with pytest.raises(ValueError, match="needs a dealt game"):
+        game.new_initial_state().resample_from_infostate(0, lambda: 0.5)
+    state = play_randomly(game.new_initial_state(), np.random.default_rng(6), stop_after=60)
+    for draw in (-1, 1.0, float("nan"), "x", None):
+        with pytest.raises(ValueError, match=r"probability_sampler\(\)"):
+            state.resample_from_infostate(0, lambda draw=draw: draw)
+    with pytest.raises(ValueError, match="no player is to act .a chance node."):
+        game.new_initial_state().information_state_string()
