@@ -34,6 +34,8 @@ from rouba_env.rules.seeding import DEAL_SEED_BOUND
 
 RECORD_FORMAT = "rouba-monte-game"
 RECORD_VERSION = 1
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+"""Largest game record file read (the browser lists and serves only records within it)."""
 RECORD_SUFFIX = ".json"
 
 
@@ -76,7 +78,8 @@ class ReplayRecord:
         """The record of a JSON object; ValueError naming the first bad field (moves are checked by `replay_states`)."""
         if not isinstance(data, dict):
             _fail(f"expected a JSON object, got {type(data).__name__}")
-        if data.get("format") != RECORD_FORMAT or data.get("version") != RECORD_VERSION:
+        version = data.get("version")
+        if data.get("format") != RECORD_FORMAT or not _is_int(version) or version != RECORD_VERSION:
             _fail(f"format/version must be {RECORD_FORMAT!r}/{RECORD_VERSION}, "
                   f"got {data.get('format')!r}/{data.get('version')!r}")
         if not isinstance(data.get("rules"), dict):
@@ -142,8 +145,14 @@ def write_record(record: ReplayRecord, path: "str | os.PathLike") -> Path:
 def load_record(path: "str | os.PathLike") -> ReplayRecord:
     """Read one record file; ValueError for a file that is not valid JSON or not a record."""
     path = Path(path)
+    size = path.stat().st_size
+    if size > MAX_RECORD_BYTES:
+        raise ValueError(f"{path.name} has {size} bytes; a game record has at most {MAX_RECORD_BYTES} "
+                         f"(a whole game at 8 seats is a few kilobytes)")
     try:
-        data = json.loads(path.read_text())
+        with path.open("rb") as file:
+            text = file.read(MAX_RECORD_BYTES + 1).decode("utf-8")
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path.name} is not valid JSON: {error}") from None
     except RecursionError:

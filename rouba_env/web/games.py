@@ -45,7 +45,8 @@ SHIPPED_CHECKPOINT_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 CREATE_FIELDS = {"num_players", "opponents", "rules", "seat", "seed"}
 CHECKPOINT_OPTIONS = ("policy",)
 """Spec options that name a checkpoint (``expert:policy=2p``, ``search:policy=2p``): looked up by name too."""
-WEB_BUDGETS = {"samples": 256, "max_scale": 4, "max_moves": 24, "endgame_nodes": 20_000, "depth": 8}
+WEB_BUDGETS = {"samples": 256, "max_scale": 4, "max_moves": 24, "endgame_nodes": 20_000, "depth": 8,
+               "simulations": 200}
 """The most a browser game's opponent may ask of each search budget: every move is computed while the page
 waits, with up to seven such opponents at an 8-seat table."""
 PLAYER_SUGGESTIONS = ("heuristic", "greedy", "random", "expert", "search", "checkpoint:2p", "checkpoint:mixed")
@@ -290,7 +291,10 @@ class GameStore:
         try:
             policies = {s: make_policy(build, rules) for s, (_, build) in zip(others, checked)}
         except (ValueError, FileNotFoundError) as error:
-            raise bad_request(str(error)) from None
+            message = str(error)
+            for name, path in available_checkpoints(self.checkpoint_folder).items():
+                message = message.replace(str(path), name)  # the name the page sent, never where it is kept
+            raise bad_request(message) from None
         specs = [HUMAN] * num_players
         for s, spec in zip(others, opponents):
             specs[s] = spec

@@ -64,10 +64,29 @@ SECURITY_HEADERS = {
 }
 
 
+LISTEN_BACKLOG = 256
+"""Connections the operating system holds while every handler thread is busy (a burst is queued, not reset)."""
+
+
+def is_connection_lost(error: BaseException) -> bool:
+    """A client that went away or timed out: nothing to answer, nothing to debug."""
+    return isinstance(error, (TimeoutError, ConnectionError, BrokenPipeError))
+
+
 class RoubaServer(ThreadingHTTPServer):
     """The HTTP server with the game store, the optional replay library and the limits."""
 
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
+
+    def handle_error(self, request, client_address) -> None:
+        """One line for a connection that was lost or timed out; a traceback only for a real failure."""
+        error = sys.exc_info()[1]
+        if error is not None and is_connection_lost(error):
+            if not self.quiet:
+                print(f"closed connection from {client_address[0]}: {type(error).__name__}", file=sys.stderr)
+            return
+        super().handle_error(request, client_address)
 
     def __init__(self, address: tuple[str, int], store: GameStore, replays: ReplayLibrary | None = None,
                  max_body: int = DEFAULT_MAX_BODY, quiet: bool = False):
@@ -174,7 +193,13 @@ class RequestHandler(BaseHTTPRequestHandler):
             route(segments, query)
         except ApiError as error:
             self._error(int(error.status), error.message)
-        except Exception:  # an unexpected failure: say so briefly, keep serving
+        except Exception as error:  # an unexpected failure: say so briefly, keep serving
+            if is_connection_lost(error):  # the client is gone: no answer can reach it
+                self.close_connection = True
+                if not self.server.quiet:
+                    print(f"closed connection from {self.client_address[0]}: {type(error).__name__}",
+                          file=sys.stderr)
+                return
             traceback.print_exc(file=sys.stderr)
             self._error(500, "internal server error (see the server's output)")
 

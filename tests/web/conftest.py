@@ -37,7 +37,7 @@ class Client:
 
 
 def start(**kwargs):
-    server = make_server(port=0, quiet=True, **kwargs)
+    server = make_server(port=0, **{"quiet": True, **kwargs})
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": POLL_INTERVAL_S}, daemon=True)
     thread.start()
     return server, thread

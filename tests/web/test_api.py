@@ -421,3 +421,98 @@ def test_a_deeply_nested_replay_file_is_a_clear_error_not_a_500(live_server, tmp
     assert status == 200 and listing["games"][0]["result"].startswith("unreadable: deep.json is nested too deeply")
     status, answer = client.get("/api/replays/deep.json?step=0")
     assert status == 422 and "nested too deeply" in answer["error"]
+
+
+def test_openspiel_opponents_are_capped_like_the_searchers(live_server):
+    pytest.importorskip("pyspiel")
+    from rouba_env.web.games import WEB_BUDGETS
+
+    _, client = live_server()
+    status, answer = client.post("/api/games", {"num_players": 2, "opponents": ["openspiel:mcts,simulations=100000"]})
+    assert status == 400 and f"simulations may be at most {WEB_BUDGETS['simulations']}" in answer["error"]
+    status, view = client.post("/api/games", {"num_players": 2, "seed": 3,
+                                              "opponents": [f"openspiel:ismcts,simulations={WEB_BUDGETS['simulations']}"]})
+    assert status == 201, view
+
+
+def test_the_limits_page_lists_the_browser_budgets_as_the_code_has_them():
+    from pathlib import Path
+
+    from rouba_env.web.games import WEB_BUDGETS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| an opponent's search budgets"))
+    assert row == "| an opponent's search budgets | " + ", ".join(
+        f"`{name}` <= {value}" for name, value in WEB_BUDGETS.items()) + " |"
+
+
+def test_a_burst_of_clients_gets_http_answers_not_resets(live_server):
+    import concurrent.futures
+
+    _, client = live_server(store=GameStore(max_games=8))
+
+    def create(_):
+        return client.post("/api/games", {"num_players": 2, "opponents": ["greedy"]})[0]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=64) as pool:
+        statuses = list(pool.map(create, range(64)))
+    assert set(statuses) <= {201, 503} and statuses.count(201) >= 1, statuses
+    status, view = client.post("/api/games", {"num_players": 2, "opponents": ["greedy"], "seed": 2})
+    if status == 503:  # the store is full of unfinished games: the cap holds
+        return
+    action = first_legal(view)
+
+    def move(_):
+        return client.post(f"/api/games/{view['game_id']}/moves", {"action": action})[0]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=64) as pool:
+        statuses = list(pool.map(move, range(64)))
+    assert set(statuses) <= {200, 400} and statuses.count(200) == 1, statuses
+
+
+def test_a_timed_out_connection_is_one_line_and_no_traceback(live_server, monkeypatch, capfd):
+    import socket
+
+    from rouba_env.web.server import RequestHandler
+
+    monkeypatch.setattr(RequestHandler, "timeout", 0.5)
+    server, _ = live_server(quiet=False)
+    connection = socket.create_connection(server.server_address[:2], timeout=30)
+    connection.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: 100\r\n\r\n{")
+    assert connection.recv(1024) == b""
+    connection.close()
+    import time
+
+    time.sleep(0.3)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "closed connection from 127.0.0.1: TimeoutError" in err
+
+
+def test_errors_name_the_checkpoint_the_page_sent_not_where_the_server_keeps_it(live_server):
+    _, client = live_server()
+    status, answer = client.post("/api/games", {"num_players": 2, "opponents": ["checkpoint:2p,bogus=1"]})
+    assert status == 400 and "checkpoint:2p" in answer["error"] and "/checkpoints" not in answer["error"], answer
+
+
+def test_replay_records_have_a_size_limit_and_an_integer_version(live_server, tmp_path):
+    from rouba_env.evaluation.records import MAX_RECORD_BYTES
+
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    with (folder / "huge.json").open("wb") as file:
+        file.truncate(MAX_RECORD_BYTES + 1)
+    result = evaluate(["random", "greedy"], games=2, seed=0, record_moves=True)
+    save_game_records(result, folder)
+    good = sorted(p for p in folder.iterdir() if p.name != "huge.json")[0]
+    data = json.loads(good.read_text())
+    data["version"] = True
+    (folder / "bool_version.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=f"at most {MAX_RECORD_BYTES}"):
+        load_record(folder / "huge.json")
+    with pytest.raises(ValueError, match="format/version"):
+        load_record(folder / "bool_version.json")
+    _, client = live_server(replays=folder)
+    status, listing = client.get("/api/replays")
+    unreadable = {game["file"] for game in listing["games"] if game["result"].startswith("unreadable")}
+    assert status == 200 and unreadable == {"huge.json", "bool_version.json"}
