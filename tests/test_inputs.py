@@ -142,6 +142,34 @@ def test_players_refuse_observations_and_masks_that_do_not_fit(spec):
             player.act(bad_obs, bad_mask, rng)
 
 
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "checkpoint:2p", "expert:samples=2",
+                                  "search:samples=1"])
+def test_every_player_refuses_the_same_crafted_inputs_with_the_same_check(spec):
+    rules = preset("standard")
+    player = make_policy(spec, rules)
+    env = SingleAgentEnv(seat=0)
+    obs, info = env.reset(seed=0)
+    mask = info["action_mask"]
+    rng = np.random.default_rng(0)
+    nan_mask = mask.astype(np.float64)
+    nan_mask[np.flatnonzero(mask == 0)[0]] = np.nan
+    half_mask = mask.astype(np.float64)
+    half_mask[np.flatnonzero(mask == 0)[0]] = 0.5
+    negative = obs.copy()
+    negative[0] = -3  # -3 cards of a rank in hand
+    too_many = obs.copy()
+    too_many[0] = 5  # five aces from one deck
+    cases = ((obs, nan_mask, "holds only 0 and 1"), (obs, half_mask, "holds only 0 and 1"),
+             (obs, mask.astype(str), "holds only 0 and 1"),
+             (negative, mask, r"entry 0 \(hand\) holds -3.0"), (too_many, mask, r"entry 0 \(hand\) holds 5.0"),
+             (np.array(1.0), mask, "1-d"), (obs, np.array(1), "1-d"))
+    for bad_obs, bad_mask, message in cases:
+        with pytest.raises(ValueError, match=message):
+            player.act(bad_obs, bad_mask, rng)
+    assert mask[player.act(obs.tolist(), mask.tolist(), rng)], "lists are read as arrays, by every player"
+    assert mask[player.act(obs, mask.astype(np.float32), rng)], "a float mask of exact 0 and 1 is fine"
+
+
 def test_a_network_whose_logits_overflow_still_plays_legally(tmp_path):
     from rouba_env.players.checkpoint import write_checkpoint
     from tests.players.helpers import random_tensors

@@ -35,13 +35,14 @@ differ in opponents' hands or in the deck order give the same vector.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from dataclasses import dataclass
 
 from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
-from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
+from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD, make_deck
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
 
@@ -140,6 +141,23 @@ class ObservationView:
         return self.hand.shape[0]
 
 
+@numba.njit(cache=True, nogil=True)
+def _first_bad_value(obs, high, whole):
+    """Flat index of the first entry outside ``0..high`` (NaN included) or not whole where it must be; or -1."""
+    for row in range(obs.shape[0]):
+        for entry in range(obs.shape[1]):
+            value = obs[row, entry]
+            if not (0.0 <= value <= high[entry]) or (whole[entry] and value != np.floor(value)):
+                return row * obs.shape[1] + entry
+    return -1
+
+
+COUNT_BLOCKS = ("hand", "table", "seen", "flipped")
+"""Blocks of cards per rank slot: at most the copies of that rank the decks hold."""
+FRACTION_BLOCKS = ("pile_size", "deck")
+"""Blocks of fractions of the cards in play (0..1)."""
+
+
 class ObservationEncoder:
     """Encodes a `GameState` as a float32 vector for any seat."""
 
@@ -148,6 +166,9 @@ class ObservationEncoder:
         self.max_players = resolve_max_players(config, max_players)
         self.layout = observation_layout(self.max_players)
         self.size = self.layout["rules"].stop
+        self.high, self.whole = self._bounds()
+        """float32[D]: the largest value each entry can hold under these rules (the smallest is 0);
+        bool[D]: the entries that are whole numbers (counts and one-hot flags)."""
         self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
         self._rule_values = self._rules.tolist()
         lay = self.layout
@@ -163,6 +184,33 @@ class ObservationEncoder:
                              lay["present"].start)
         self._dealer_start, self._to_act_start = lay["dealer"].start, lay["to_act"].start
         self._deck_index, self._flipped, self._rules_slice = lay["deck"].start, lay["flipped"], lay["rules"]
+
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        copies = np.array(rank_counts(make_deck(self.config.decks, self.config.jokers)), dtype=np.float32)
+        high = np.ones(self.size, dtype=np.float32)
+        whole = np.ones(self.size, dtype=bool)
+        for block in COUNT_BLOCKS:
+            high[self.layout[block]] = copies
+        high[self.layout["hand_size"]] = self.config.total_cards
+        for block in FRACTION_BLOCKS:
+            whole[self.layout[block]] = False
+        return high, whole
+
+    def check_values(self, obs: np.ndarray) -> str | None:
+        """Why a batch ``float32[B, D]`` of observations cannot come from these rules, or None.
+
+        Every entry must lie in ``0..high`` and counts and flags must be whole numbers.
+        """
+        first = _first_bad_value(np.ascontiguousarray(obs, dtype=np.float32), self.high, self.whole)
+        if first >= 0:
+            row, entry = divmod(int(first), self.size)
+            if not np.isfinite(obs[row, entry]):
+                return "observations must be finite numbers (NaN or infinity given)"
+            block = next(name for name, where in self.layout.items() if where.start <= entry < where.stop)
+            return (f"observation entry {entry} ({block}) holds {float(obs[row, entry])!r}, which no position of "
+                    f"these rules gives (0..{float(self.high[entry]):g}"
+                    f"{', a whole number' if self.whole[entry] else ''})")
+        return None
 
     def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Observation of ``seat`` (absolute) in ``state``; written into ``out`` if given.

@@ -62,6 +62,9 @@ class BasePolicy:
         """
         legal = check_mask(mask)
         obs = np.asarray(obs)
+        if obs.ndim not in (1, 2):
+            raise ValueError(f"{self.name}: an observation is 1-d (one position) or 2-d (a batch), got shape "
+                             f"{obs.shape}")
         obs = obs[None, :] if obs.ndim == 1 else obs
         if obs.ndim != 2 or obs.shape[1] != self.encoder.size:
             raise ValueError(f"{self.name}: observations must have {self.encoder.size} entries (the table's "
@@ -70,12 +73,19 @@ class BasePolicy:
             raise ValueError(f"{self.name}: masks must have {self.actions.size} entries, got {legal.shape[1]}")
         if obs.shape[0] != legal.shape[0]:
             raise ValueError(f"{self.name}: {obs.shape[0]} observations but {legal.shape[0]} masks")
+        if obs.dtype.kind not in "biuf":
+            raise ValueError(f"{self.name}: observations must be numbers, got dtype {obs.dtype}")
         obs = obs.astype(np.float32, copy=False)
-        if not np.isfinite(obs).all():
-            raise ValueError(f"{self.name}: observations must be finite numbers (NaN or infinity given)")
+        problem = self.encoder.check_values(obs)
+        if problem is not None:
+            raise ValueError(f"{self.name}: {problem}")
         return obs, legal
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        obs, mask = np.asarray(obs), np.asarray(mask)
+        if obs.ndim != 1 or mask.ndim != 1:
+            raise ValueError(f"{self.name}: act takes one observation and one mask (1-d), got shapes "
+                             f"{obs.shape} and {mask.shape}; act_batch takes batches")
         return int(self.act_batch(obs[None, :], mask[None, :], rng)[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
@@ -88,10 +98,21 @@ class BasePolicy:
 
 
 def check_mask(mask: np.ndarray) -> np.ndarray:
-    """The mask as a 2-D bool array; ValueError if some row has no legal action."""
+    """The mask as a 2-D bool array; ValueError unless it holds only 0 and 1 and every row a legal action.
+
+    A mask is bool, integer, or floats that are exactly 0 or 1 (a NaN or 0.5 is refused, never
+    read as legal).
+    """
     mask = np.asarray(mask)
     if mask.ndim == 1:
         mask = mask[None, :]
+    if mask.ndim != 2:
+        raise ValueError(f"an action mask is 1-d (one position) or 2-d (a batch), got shape {mask.shape}")
+    if mask.dtype != np.bool_:
+        if mask.dtype.kind not in "iuf" or not ((mask == 0) | (mask == 1)).all():
+            raise ValueError(f"an action mask holds only 0 and 1 (bool, integer or float), got dtype {mask.dtype}"
+                             + ("" if mask.dtype.kind not in "iuf" else
+                                f" with the value {mask[(mask != 0) & (mask != 1)].ravel()[0]!r}"))
     legal = mask.astype(bool)
     empty = ~legal.any(axis=1)
     if empty.any():
