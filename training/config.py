@@ -55,6 +55,9 @@ PLAYER_SPEC_FIELDS = ("scripted_opponents", "eval_opponents", "best_response")
 COMMAND_LINE_ONLY = ("ray", "ray_address")
 """Settings never taken from a file (a resumed run's or a TOML config): joining a cluster means trusting it,
 so the user says so on the command line each time."""
+NOT_RESUMED = ("device",)
+"""Settings a resumed run never takes from its file: they belong to the machine it runs on now
+(a run started on a GPU resumes on the CPU unless ``--device`` says otherwise)."""
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
 """Where a best-response probe goes unless run_dir is given."""
 HELP = "help"
@@ -384,6 +387,8 @@ def load_toml(path: Path) -> dict:
         raise ValueError(f"config file {path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"config file {path} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise ValueError(f"config file {path} is nested too deeply to be a config") from None
     known = {f.name: f for f in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(data) - set(known))
     if unknown:
@@ -434,7 +439,8 @@ def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[Trai
     the file or the flags change, so that a resume can say what differs.
     """
     known = {field.name for field in dataclasses.fields(TrainConfig)}
-    values = {key: value for key, value in (saved or {}).items() if key in known and key not in COMMAND_LINE_ONLY}
+    values = {key: value for key, value in (saved or {}).items()
+              if key in known and key not in COMMAND_LINE_ONLY + NOT_RESUMED}
     if saved is not None:
         values["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
     base = dict(values)

@@ -125,10 +125,16 @@ def read_resume_file(run_dir: Path) -> dict:
     except ValueError as error:
         raise RunFolderError(f"cannot resume from {path}: {error}; the file is damaged") from None
     latest_eval = saved.get("latest_eval", [])
-    if not isinstance(latest_eval, list) or not all(isinstance(row, dict) for row in latest_eval):
-        raise RunFolderError(f"cannot resume from {path}: field 'latest_eval' must be a list of evaluation rows, "
-                             f"got {type(latest_eval).__name__}; the file is damaged")
+    if not isinstance(latest_eval, list) or not all(is_evaluation_row(row) for row in latest_eval):
+        raise RunFolderError(f"cannot resume from {path}: field 'latest_eval' must be a list of evaluation rows "
+                             f"(text keys; numbers, text, true/false or null values); the file is damaged")
     return saved
+
+
+def is_evaluation_row(row) -> bool:
+    """A row as the evaluator writes it: text keys, and values that JSON holds (numbers, text, flags, null)."""
+    return isinstance(row, dict) and all(
+        isinstance(key, str) and (value is None or type(value) in (int, float, str, bool)) for key, value in row.items())
 
 
 def save_resume_file(run_dir: Path, state: dict) -> None:

@@ -38,6 +38,7 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import argparse
 import datetime
 import json
+import math
 import platform
 import statistics
 import sys
@@ -405,13 +406,43 @@ def parse_args(argv=None, sections: dict[str, Callable] | None = None) -> argpar
     parser.add_argument("--quick", action=argparse.BooleanOptionalAction, default=False,
                         help="tiny budgets: a smoke run of every section")
     args = parser.parse_args(argv)
+    problem = check_settings(args)
+    if problem:
+        parser.error(problem)
     if args.quick:
         args.repeats = min(args.repeats, 2)
         args.steps, args.min_calls, args.env_steps, args.time_limit = 20_000, 3, 300, 0.3
         args.batch_sizes = [b for b in args.batch_sizes if b <= 256] or [1]
-    if args.repeats < 1:
-        parser.error("--repeats must be at least 1")
     return args
+
+
+MAX_BATCH_SIZE = 1 << 20
+"""Most games one measurement steps together (about a kilobyte of state each)."""
+
+
+def check_settings(args) -> str | None:
+    """Why the settings cannot be measured (one line naming the flag and what it allows), or None."""
+    from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS
+
+    counts = {"--repeats": args.repeats, "--steps": args.steps, "--min-calls": args.min_calls,
+              "--env-steps": args.env_steps, "--trainer-steps": args.trainer_steps, "--sb3-steps": args.sb3_steps,
+              "--trainer-repeats": args.trainer_repeats, "--evaluation-games": args.evaluation_games}
+    for flag, value in counts.items():
+        if value < 1:
+            return f"{flag} must be at least 1, got {value}"
+    if not math.isfinite(args.time_limit) or args.time_limit <= 0:
+        return f"--time-limit must be a finite number of seconds above 0, got {args.time_limit}"
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        return f"--players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}"
+    if args.seed < 0:
+        return f"--seed must be 0 or more, got {args.seed}"
+    if args.cpu is not None and args.cpu < 0:
+        return f"--cpu must be 0 or more, got {args.cpu}"
+    sizes = [*args.batch_sizes, args.vector_env_small, args.vector_env_large]
+    for size in sizes:
+        if not 1 <= size <= MAX_BATCH_SIZE:
+            return f"batch sizes (--batch-sizes, --vector-env-*) must be in 1..{MAX_BATCH_SIZE}, got {size}"
+    return None
 
 
 def format_rate(value: float | None) -> str:

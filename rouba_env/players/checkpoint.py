@@ -86,20 +86,30 @@ class CheckpointError(ValueError):
 
 
 def resolve_checkpoint(path_or_name: str | Path) -> Path:
-    """The checkpoint folder for a path (folder or weights file) or a shipped name such as ``2p``."""
+    """The checkpoint folder for a shipped name such as ``2p`` or a path (folder or weights file).
+
+    A shipped name always means the shipped checkpoint, whatever the working folder holds; a local
+    folder of that name is reached as a path (``./2p``). Surrounding spaces are never part of a name
+    or path (as in player specs).
+    """
     if not isinstance(path_or_name, (str, Path)) or not str(path_or_name).strip():
         raise CheckpointError(f"a checkpoint is a path or a shipped name, got {path_or_name!r}")
-    path = Path(path_or_name)
-    if path.is_file():
-        path = path.parent
-    if path.is_dir():
-        if not (path / METADATA_FILE).exists() and (path / RUN_POLICY_DIR / METADATA_FILE).is_file():
-            return path / RUN_POLICY_DIR  # a training run folder: its latest policy
-        return path
-    shipped = shipped_dir() / SHIPPED_ALIASES.get(str(path_or_name), str(path_or_name))
-    if str(path_or_name) in shipped_names() and shipped.is_dir():
-        return shipped
-    raise FileNotFoundError(f"no checkpoint at {str(path_or_name)!r}: not a folder or file, nor a shipped checkpoint "
+    text = path_or_name.strip() if isinstance(path_or_name, str) else str(path_or_name)
+    if isinstance(path_or_name, str) and text in shipped_names():
+        shipped = shipped_dir() / SHIPPED_ALIASES.get(text, text)
+        if shipped.is_dir():
+            return shipped
+    path = Path(text)
+    try:
+        if path.is_file():
+            path = path.parent
+        if path.is_dir():
+            if not (path / METADATA_FILE).exists() and (path / RUN_POLICY_DIR / METADATA_FILE).is_file():
+                return path / RUN_POLICY_DIR  # a training run folder: its latest policy
+            return path
+    except OSError as error:  # a name over the file system's limit, say
+        raise CheckpointError(f"cannot open checkpoint {shown(text)}: {error.strerror or error}") from None
+    raise FileNotFoundError(f"no checkpoint at {shown(text)}: not a folder or file, nor a shipped checkpoint "
                             f"({shipped_names()})")
 
 

@@ -247,8 +247,9 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     """
     tensors, metadata = load_checkpoint(path_or_name)
     trained = RulesConfig.from_dict(metadata["rules"])
-    if rules is None and str(path_or_name) in ALIAS_TABLE_SIZES:
-        trained = RulesConfig.from_dict({**metadata["rules"], "num_players": ALIAS_TABLE_SIZES[str(path_or_name)],
+    name = path_or_name.strip() if isinstance(path_or_name, str) else None
+    if rules is None and name in ALIAS_TABLE_SIZES:
+        trained = RulesConfig.from_dict({**metadata["rules"], "num_players": ALIAS_TABLE_SIZES[name],
                                          "dealer": None})
     trained_max = int(metadata["max_players"])
     if rules is not None and not isinstance(rules, RulesConfig):

@@ -183,3 +183,24 @@ def test_a_run_folder_means_its_latest_policy(saved, tmp_path, capsys):
 def test_the_3p_and_4p_aliases_play_their_table_size():
     assert load_policy("3p").rules.num_players == 3 and load_policy("4p").rules.num_players == 4
     assert load_policy("mixed").rules.num_players == 2
+
+
+def test_shipped_names_always_mean_the_shipped_checkpoints(tmp_path, monkeypatch):
+    from rouba_env.players.checkpoint import CheckpointError, resolve_checkpoint, shipped_dir
+    from rouba_env.players.checkpoint import write_checkpoint
+    from rouba_env.players.network import load_policy
+    from rouba_env.players.registry import make_policy
+    from rouba_env.rules.config import preset
+    from tests.players.helpers import random_tensors
+
+    rules = preset("standard")
+    write_checkpoint(tmp_path / "2p", random_tensors(rules, 2, (8,)), rules, 2, (8,))
+    monkeypatch.chdir(tmp_path)
+    assert resolve_checkpoint("2p") == shipped_dir() / "2p"
+    assert resolve_checkpoint("./2p").resolve() == (tmp_path / "2p").resolve(), "a local folder is a path"
+    assert load_policy("2p ").network.obs_size == load_policy("2p").network.obs_size
+    assert make_policy("checkpoint:2p ", rules).name == make_policy("checkpoint:2p", rules).name
+    local = load_policy("./2p")
+    assert type(local.network).__name__ == "MLP" and type(load_policy("2p").network).__name__ == "RankNetwork"
+    with pytest.raises(CheckpointError, match="cannot open checkpoint"):
+        load_policy("x" * 300)

@@ -62,3 +62,20 @@ def test_benchmark_writes_no_file_unless_asked(tmp_path):
     refused = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--only", "engine", "--json", "/proc/x.json"],
                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert refused.returncode == 2 and refused.stderr.startswith("error: cannot write /proc/x.json")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--steps", "0"], "--steps must be at least 1"), (["--steps", "-1"], "--steps must be at least 1"),
+    (["--env-steps", "0"], "--env-steps must be at least 1"), (["--min-calls", "0"], "--min-calls must be"),
+    (["--time-limit", "nan"], "--time-limit must be a finite"), (["--time-limit", "-1"], "--time-limit must be"),
+    (["--trainer-steps", "0"], "--trainer-steps must be"), (["--trainer-repeats", "0"], "--trainer-repeats must"),
+    (["--players", "9"], "--players must be in 2..8"), (["--seed", "-1"], "--seed must be 0 or more"),
+    (["--batch-sizes", "0"], "batch sizes"), (["--batch-sizes", "-3"], "batch sizes"),
+    (["--batch-sizes", "99999999999"], "batch sizes"),
+])
+def test_benchmark_refuses_bad_settings_before_measuring(flags, message, tmp_path):
+    completed = subprocess.run([sys.executable, str(SCRIPT), *flags, "--json", str(tmp_path / "out.json")],
+                               capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert completed.returncode == 2 and message in completed.stderr, completed.stderr
+    assert "Traceback" not in completed.stderr and "[benchmark]" not in completed.stderr
+    assert not (tmp_path / "out.json").exists()

@@ -160,7 +160,8 @@ def test_fresh_run_into_a_used_folder_needs_overwrite_or_resume(tmp_path, capsys
 
 
 FIELD_DAMAGE = {"negative update": {"update": -5}, "nan seconds": {"seconds": float("nan")},
-                "latest_eval an int": {"latest_eval": 5}, "latest_eval bytes": {"latest_eval": b"rows"}}
+                "latest_eval an int": {"latest_eval": 5}, "latest_eval bytes": {"latest_eval": b"rows"},
+                "a latest_eval row holding bytes": {"latest_eval": [{"opponent": b"heuristic", "win_rate": 0.5}]}}
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "not a dict", "missing field", "wrong network",
@@ -240,6 +241,19 @@ def test_config_errors_and_toml(tmp_path):
     bad.write_text('total_steps = "many"\n')
     with pytest.raises(ValueError, match=r"total_steps must be int, got 'many' \(in .*bad.toml\)"):
         load_toml(bad)
+    bad.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ValueError, match=r"config file .*bad.toml is nested too deeply"):
+        load_toml(bad)
+
+
+def test_a_resumed_run_takes_its_device_from_the_command_line_only():
+    from rouba_training.config import build_config, parse_request
+
+    saved = TrainConfig(device="cpu").to_dict() | {"device": "cuda"}
+    config, _ = build_config(parse_request(["--resume"]), saved)
+    assert config.device == "cpu", "a run started on a GPU resumes where it is now"
+    config, _ = build_config(parse_request(["--resume", "--device", "cuda"]), saved)
+    assert config.device == "cuda"
 
 
 @pytest.mark.slow
