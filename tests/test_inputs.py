@@ -135,7 +135,7 @@ def test_players_refuse_observations_and_masks_that_do_not_fit(spec):
     mask = info["action_mask"]
     rng = np.random.default_rng(0)
     assert mask[player.act(obs, mask, rng)]
-    for bad_obs, bad_mask, message in ((obs[:-1], mask, "observations must have 100 entries"),
+    for bad_obs, bad_mask, message in ((obs[:-1], mask, f"observations must have {obs.size} entries"),
                                        (obs, np.append(mask, 0), "masks must have 130 entries"),
                                        (np.full_like(obs, np.nan), mask, "must be finite")):
         with pytest.raises(ValueError, match=message):

@@ -116,6 +116,7 @@ class VectorGame:
         self._seen = np.zeros((B, RANK_SLOTS), dtype=np.int16)
         self._pile = np.zeros((B, n), dtype=np.int16)
         self._top = np.full((B, n), EMPTY_PILE, dtype=np.int8)
+        self._talk = np.zeros((B, n, kernels.TALK_SIZE), dtype=np.int16)
         self._deck = np.zeros((B, C), dtype=np.int8)
         self._deck_len = np.zeros(B, dtype=np.int16)
         self._last_cap = np.full(B, -1, dtype=np.int16)
@@ -165,7 +166,7 @@ class VectorGame:
             )
         n_ended = kernels.step_games(
             acts, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen, self._pile,
-            self._top, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
+            self._top, self._talk, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
             self.rewards, self.done, self.final_scores, self._ended,
         )
         if n_ended and self.auto_reset:
@@ -201,7 +202,7 @@ class VectorGame:
         """`step_slots` without its legality check, for a caller that has checked (int64 slots and actions)."""
         n_ended = kernels.step_slots(
             slots, actions, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen,
-            self._pile, self._top, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs,
+            self._pile, self._top, self._talk, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs,
             self.mask, self.rewards, self.done, self.final_scores, self._ended,
         )
         ended = self._ended[:n_ended].copy()
@@ -256,7 +257,7 @@ class VectorGame:
             raise ValueError(f"out must be float32[{self.batch_size}, {self.obs_size}]")
         kernels.observe_seats(
             seats, out, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen,
-            self._pile, self._top, self._deck_len, self.current,
+            self._pile, self._top, self._talk, self._deck_len, self.current,
         )
         return out
 
@@ -271,7 +272,7 @@ class VectorGame:
             raise ValueError(f"seats must be in 0..{self.num_players - 1}")
         out = np.empty((len(slots), self.obs_size), dtype=np.float32)
         kernels.observe_slot_seats(slots, seats, out, self._params, self._rules, self._hands, self._hand_count,
-                                   self._table, self._seen, self._pile, self._top, self._deck_len, self.current)
+                                   self._table, self._seen, self._pile, self._top, self._talk, self._deck_len, self.current)
         return out
 
     def random_actions(self, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
@@ -328,6 +329,8 @@ class VectorGame:
                 game._hand_count[b, seat] = len(state.hands[seat])
                 game._pile[b, seat] = len(state.piles[seat])
                 game._top[b, seat] = state.pile_tops[seat]
+                game._talk[b, seat, : kernels.TALK_PLAYED] = state.passed[seat]
+                game._talk[b, seat, kernels.TALK_PLAYED:] = state.played[seat]
             game._table[b] = engine.rank_counts(state.table)
             game._seen[b] = engine.seen_counts(state)
             game._deck_len[b] = len(state.deck)
@@ -369,12 +372,12 @@ class VectorGame:
         orders = shuffle_order(seeds, self.total_cards)
         kernels.deal_games(
             np.ascontiguousarray(slots, dtype=np.int64), orders, self._base_ranks, self._params, self._rules,
-            self._hands, self._hand_count, self._table, self._seen, self._pile, self._top, self._deck,
+            self._hands, self._hand_count, self._table, self._seen, self._pile, self._top, self._talk, self._deck,
             self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
         )
 
     def _refresh_all(self) -> None:
         kernels.refresh_all(
             self._params, self._rules, self._hands, self._hand_count, self._table, self._seen, self._pile,
-            self._top, self._deck_len, self.current, self.obs, self.mask,
+            self._top, self._talk, self._deck_len, self.current, self.obs, self.mask,
         )

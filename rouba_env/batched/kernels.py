@@ -41,11 +41,15 @@ JOKER_SLOT = JOKER_RANK
 NUM_RULE_PARAMS = 13
 # ... and where each block of the observation vector starts (`observation_layout`, filled by `VectorGame`).
 OBSERVATION_PARAM_BLOCKS = ("hand", "table", "seen", "pile_top", "pile_size", "hand_size", "present", "dealer",
-                            "to_act", "deck", "flipped", "rules")
+                            "to_act", "deck", "flipped", "rules", "passed", "played")
 """The observation blocks whose start the kernels read, in parameter order."""
 (PARAM_OBS_HAND, PARAM_OBS_TABLE, PARAM_OBS_SEEN, PARAM_OBS_PILE_TOP, PARAM_OBS_PILE_SIZE, PARAM_OBS_HAND_SIZE,
  PARAM_OBS_PRESENT, PARAM_OBS_DEALER, PARAM_OBS_TO_ACT, PARAM_OBS_DECK, PARAM_OBS_FLIPPED,
- PARAM_OBS_RULES) = range(NUM_RULE_PARAMS, NUM_RULE_PARAMS + len(OBSERVATION_PARAM_BLOCKS))
+ PARAM_OBS_RULES, PARAM_OBS_PASSED, PARAM_OBS_PLAYED) = range(NUM_RULE_PARAMS,
+                                                             NUM_RULE_PARAMS + len(OBSERVATION_PARAM_BLOCKS))
+TALK_PLAYED = NUM_RANKS
+"""A slot's ``talk[b, seat]`` row: 13 passed-up counts (natural ranks), then 14 played counts (rank slots)."""
+TALK_SIZE = NUM_RANKS + NUM_RANK_SLOTS
 NUM_PARAMS = NUM_RULE_PARAMS + len(OBSERVATION_PARAM_BLOCKS)
 
 final_rewards = numba.njit(cache=True, nogil=True, inline="always")(write_final_rewards)
@@ -57,7 +61,7 @@ move_of = numba.njit(cache=True, nogil=True, inline="always")(action_move)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def write_observation(obs, row, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
+def write_observation(obs, row, b, seat, p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current):
     """Observation of absolute ``seat`` in slot ``b`` into ``obs[row]`` (see `rouba_env.encoding.observation`)."""
     # Every parameter is read before the first store: the compiler cannot tell `obs` and `p` apart.
     n = p[PARAM_NUM_PLAYERS]
@@ -73,6 +77,8 @@ def write_observation(obs, row, b, seat, p, rules, hands, hand_count, table, see
     o_deck = p[PARAM_OBS_DECK]
     o_flip = p[PARAM_OBS_FLIPPED]
     o_rules = p[PARAM_OBS_RULES]
+    o_passed = p[PARAM_OBS_PASSED]
+    o_played = p[PARAM_OBS_PLAYED]
     dealer = p[PARAM_DEALER]
     draw = p[PARAM_DRAW_FROM_DECK] != 0
     total = np.float32(p[PARAM_TOTAL_CARDS])
@@ -108,6 +114,15 @@ def write_observation(obs, row, b, seat, p, rules, hands, hand_count, table, see
     obs[row, o_deck] = np.float32(deck_len[b]) / total
     for i in range(rules.shape[0]):
         obs[row, o_rules + i] = rules[i]
+    other = seat
+    for o in range(n):
+        for r in range(NUM_RANKS):
+            obs[row, o_passed + o * NUM_RANKS + r] = np.float32(talk[b, other, r])
+        for r in range(RANK_SLOTS):
+            obs[row, o_played + o * RANK_SLOTS + r] = np.float32(talk[b, other, TALK_PLAYED + r])
+        other += 1
+        if other == n:
+            other = 0
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -161,10 +176,16 @@ def write_mask(mask, b, p, hands, table, top, current):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def deal_hands(b, p, hands, hand_count, deck, deck_len):
-    """One card at a time from the first player, up to the hand size each, until the deck runs out."""
+def deal_hands(b, p, hands, hand_count, talk, deck, deck_len):
+    """One card at a time from the first player, up to the hand size each, until the deck runs out.
+
+    A new deal: every seat's table talk starts afresh.
+    """
     n = p[PARAM_NUM_PLAYERS]
     fp = p[PARAM_FIRST_PLAYER]
+    for s in range(n):
+        for i in range(TALK_SIZE):
+            talk[b, s, i] = 0
     left = deck_len[b]
     for _ in range(p[PARAM_HAND_SIZE]):
         seat = fp
@@ -183,12 +204,14 @@ def deal_hands(b, p, hands, hand_count, deck, deck_len):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn):
+def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap, turn):
     """Deal a new game in slot ``b`` from a shuffle ``order`` (a row of `rouba_env.rules.seeding.shuffle_order`)."""
     n = p[PARAM_NUM_PLAYERS]
     for s in range(n):
         for r in range(RANK_SLOTS):
             hands[b, s, r] = 0
+        for i in range(TALK_SIZE):
+            talk[b, s, i] = 0
         hand_count[b, s] = 0
         pile[b, s] = 0
         top[b, s] = EMPTY_PILE
@@ -202,7 +225,7 @@ def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, to
     turn[b] = 0
     fp = p[PARAM_FIRST_PLAYER]
     if p[PARAM_DRAW_FROM_DECK] == 0:
-        deal_hands(b, p, hands, hand_count, deck, deck_len)
+        deal_hands(b, p, hands, hand_count, talk, deck, deck_len)
     left = deck_len[b]
     for _ in range(p[PARAM_TABLE_CARDS]):
         left -= 1
@@ -218,14 +241,14 @@ def start_slot(b, order, base_ranks, p, hands, hand_count, table, seen, pile, to
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def deal_games(idx, orders, base_ranks, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current,
+def deal_games(idx, orders, base_ranks, p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current,
             last_cap, turn, obs, mask):
     """Start new games in slots ``idx`` (shuffles ``orders[i]``) and write their observations and masks."""
     for i in range(idx.shape[0]):
         b = idx[i]
-        start_slot(b, orders[i], base_ranks, p, hands, hand_count, table, seen, pile, top, deck, deck_len, current,
+        start_slot(b, orders[i], base_ranks, p, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current,
                  last_cap, turn)
-        write_observation(obs, b, b, current[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(obs, b, b, current[b], p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current)
         write_mask(mask, b, p, hands, table, top, current)
 
 
@@ -256,7 +279,7 @@ def illegal_rows(slots, actions, mask, current, bad):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn,
+def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap, turn,
               obs, mask, rewards, done, final_scores):
     """Play the (checked) action ``a`` in slot ``b`` if its game is live; True if that ended the game.
 
@@ -284,6 +307,24 @@ def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, deck, d
     else:
         card = kind
         rank = kind
+    # What the table said (engine.table_talk): ranks that could be taken and were not, then the card played.
+    shown = -1 if (kind >= JOKER_KIND_OFFSET and target == TARGET_DISCARD) else rank
+    for r in range(NUM_RANKS):
+        if r == shown:
+            continue
+        takeable = table[b, r] > 0
+        if not takeable:
+            other = cur
+            for _o in range(n - 1):
+                other += 1
+                if other == n:
+                    other = 0
+                if top[b, other] == r:
+                    takeable = True
+                    break
+        if takeable:
+            talk[b, cur, r] += 1
+    talk[b, cur, TALK_PLAYED + card] += 1
     hands[b, cur, card] -= 1
     hand_count[b, cur] -= 1
     seen[b, card] += 1
@@ -328,6 +369,8 @@ def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, deck, d
             deck_len[b] = left
             hands[b, nxt, deck[b, left]] += 1
             hand_count[b, nxt] += 1
+            for i in range(TALK_SIZE):  # a new hand: its table talk starts afresh
+                talk[b, nxt, i] = 0
     else:
         seat = cur
         for _o in range(n):
@@ -338,11 +381,11 @@ def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, deck, d
                 nxt = seat
                 break
         if nxt < 0 and deck_len[b] > 0:
-            deal_hands(b, p, hands, hand_count, deck, deck_len)
+            deal_hands(b, p, hands, hand_count, talk, deck, deck_len)
             nxt = first_player  # the first player is always dealt the first card
     if nxt >= 0:
         current[b] = nxt
-        write_observation(obs, b, b, nxt, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(obs, b, b, nxt, p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current)
         write_mask(mask, b, p, hands, table, top, current)
         return False
     # Game over (engine._finish).
@@ -367,18 +410,18 @@ def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, deck, d
     final_rewards(reward_mode, pile[b], total_cards, rewards[b])
     done[b] = True
     if not auto:
-        write_observation(obs, b, b, 0, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(obs, b, b, 0, p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current)
         write_mask(mask, b, p, hands, table, top, current)
     return True
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap, turn,
+def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap, turn,
                obs, mask, rewards, done, final_scores, ended):
     """Play one (checked) action per live slot; returns how many games ended (their slots in ``ended``)."""
     n_ended = 0
     for b in range(actions.shape[0]):
-        if play_slot(b, actions[b], p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap,
+        if play_slot(b, actions[b], p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap,
                      turn, obs, mask, rewards, done, final_scores):
             ended[n_ended] = b
             n_ended += 1
@@ -386,13 +429,13 @@ def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, dec
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def step_slots(slots, actions, p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap,
+def step_slots(slots, actions, p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap,
                turn, obs, mask, rewards, done, final_scores, ended):
     """Play ``actions[i]`` (checked) in slot ``slots[i]`` only; returns how many games ended (their slots in ``ended``)."""
     n_ended = 0
     for i in range(slots.shape[0]):
         b = slots[i]
-        if play_slot(b, actions[i], p, rules, hands, hand_count, table, seen, pile, top, deck, deck_len, current, last_cap,
+        if play_slot(b, actions[i], p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap,
                      turn, obs, mask, rewards, done, final_scores):
             ended[n_ended] = b
             n_ended += 1
@@ -400,25 +443,25 @@ def step_slots(slots, actions, p, rules, hands, hand_count, table, seen, pile, t
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def observe_seats(seats, out, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
+def observe_seats(seats, out, p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current):
     for b in range(seats.shape[0]):
-        write_observation(out, b, b, seats[b], p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(out, b, b, seats[b], p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current)
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def observe_slot_seats(slots, seats, out, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current):
+def observe_slot_seats(slots, seats, out, p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current):
     """Row ``i`` of ``out``: slot ``slots[i]`` seen from seat ``seats[i]``."""
     for i in range(slots.shape[0]):
-        write_observation(out, i, slots[i], seats[i], p, rules, hands, hand_count, table, seen, pile, top, deck_len,
+        write_observation(out, i, slots[i], seats[i], p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len,
                           current)
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def refresh_all(p, rules, hands, hand_count, table, seen, pile, top, deck_len, current, obs, mask):
+def refresh_all(p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current, obs, mask):
     """Observation (seat to act, or seat 0 once over) and mask of every slot."""
     for b in range(obs.shape[0]):
         seat = current[b] if current[b] >= 0 else 0
-        write_observation(obs, b, b, seat, p, rules, hands, hand_count, table, seen, pile, top, deck_len, current)
+        write_observation(obs, b, b, seat, p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current)
         write_mask(mask, b, p, hands, table, top, current)
 
 

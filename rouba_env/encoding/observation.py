@@ -26,9 +26,16 @@ flipped     R                   ``draw_from_deck``: one-hot of the card just
 rules       5                   take_all, must_capture,
                                 leftovers_to_last_capturer, draw_from_deck,
                                 jokers (0/1)
+passed      m * 13              table talk, per seat since its hand was dealt:
+                                per rank A..K, the moves on which that rank
+                                could be taken (table, or another seat's pile
+                                top) and the seat played another rank (count)
+played      m * R               per seat since its hand was dealt: cards it
+                                played per rank slot (count)
 ==========  ==================  ===============================================
 
-Length ``3R + 14m + 5m + 1 + R + 5 = 62 + 19m`` (100 for 2 seats, 138 for 4).
+Length ``62 + 19m`` up to ``rules`` (observation version 1: 100 for 2 seats, 138
+for 4), ``62 + 46m`` with the table talk (version 2: 154 for 2 seats, 246 for 4).
 Only public information and the observer's own hand enter it: two states that
 differ in opponents' hands or in the deck order give the same vector.
 """
@@ -46,8 +53,13 @@ from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD, make_deck
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
 
-OBSERVATION_VERSION = 1
-"""Bumped whenever the layout below changes; checkpoints record it."""
+OBSERVATION_VERSION = 2
+"""Bumped whenever the layout below changes; checkpoints record it. Version 2 appended the table talk
+(``passed``, ``played``) after ``rules``, so a version-1 network reads the prefix it knows."""
+OBSERVATION_VERSIONS = (1, 2)
+"""Layouts a checkpoint may have been trained on (`observation_layout` builds each)."""
+TABLE_TALK_BLOCKS = ("passed", "played")
+"""The blocks version 2 added."""
 PILE_TOP_SLOTS = NUM_RANKS + 1
 """One-hot pile top: 13 ranks, then "empty"."""
 EMPTY_SLOT = NUM_RANKS
@@ -56,9 +68,12 @@ NO_FLIPPED_CARD = -1
 """`ObservationView.flipped` when no card is flipped (not ``draw_from_deck``, or the game is over)."""
 
 
-def observation_blocks(max_players: int) -> list[tuple[str, int]]:
-    """(name, size) of each block in order."""
+def observation_blocks(max_players: int, version: int = OBSERVATION_VERSION) -> list[tuple[str, int]]:
+    """(name, size) of each block in order, in the layout of observation ``version``."""
+    if version not in OBSERVATION_VERSIONS:
+        raise ValueError(f"observation version must be one of {OBSERVATION_VERSIONS}, got {version!r}")
     m = max_players
+    talk = [("passed", m * NUM_RANKS), ("played", m * NUM_RANK_SLOTS)] if version >= 2 else []
     return [
         ("hand", NUM_RANK_SLOTS),
         ("table", NUM_RANK_SLOTS),
@@ -72,6 +87,7 @@ def observation_blocks(max_players: int) -> list[tuple[str, int]]:
         ("deck", 1),
         ("flipped", NUM_RANK_SLOTS),
         ("rules", len(RULE_FLAGS)),
+        *talk,
     ]
 
 
@@ -88,15 +104,18 @@ BLOCK_MEANINGS = {
     "deck": "cards left in the deck / total cards",
     "flipped": "with draw_from_deck: the flipped card of the seat to act, per rank slot",
     "rules": "the variant flags: take_all, must_capture, leftovers_to_last_capturer, draw_from_deck, jokers",
+    "passed": "per seat, per rank A..K, since its hand was dealt: moves on which that rank could be taken "
+              "(table, or another seat's pile top) and the seat played another rank",
+    "played": "per seat, per rank slot, since its hand was dealt: cards it played",
 }
 """What each block holds, for the documentation's generated tables. Seat blocks are rotated: seat 0 is the
 observer, 1 the player to its left, and so on."""
 
 
-def observation_layout(max_players: int) -> dict[str, slice]:
-    """Index range of each block for a given padding."""
+def observation_layout(max_players: int, version: int = OBSERVATION_VERSION) -> dict[str, slice]:
+    """Index range of each block for a given padding (and observation version)."""
     layout, start = {}, 0
-    for name, size in observation_blocks(max_players):
+    for name, size in observation_blocks(max_players, version):
         layout[name] = slice(start, start + size)
         start += size
     return layout
@@ -135,6 +154,10 @@ class ObservationView:
     """int64[B]: cards left in the deck."""
     flipped: np.ndarray
     """int64[B]: rank slot of the card just flipped (``draw_from_deck``), or `NO_FLIPPED_CARD`."""
+    passed: np.ndarray | None = None
+    """int64[B, m, 13]: per seat (relative) and natural rank, the times it passed that rank up (None: zero)."""
+    played: np.ndarray | None = None
+    """int64[B, m, 14]: per seat (relative) and rank slot, cards it played since its hand was dealt (None: zero)."""
 
     @property
     def batch_size(self) -> int:
@@ -165,7 +188,7 @@ class ObservationEncoder:
         self.config = config
         self.max_players = resolve_max_players(config, max_players)
         self.layout = observation_layout(self.max_players)
-        self.size = self.layout["rules"].stop
+        self.size = max(block.stop for block in self.layout.values())
         self.high, self.whole = self._bounds()
         """float32[D]: the largest value each entry can hold under these rules (the smallest is 0);
         bool[D]: the entries that are whole numbers (counts and one-hot flags)."""
@@ -184,6 +207,7 @@ class ObservationEncoder:
                              lay["present"].start)
         self._dealer_start, self._to_act_start = lay["dealer"].start, lay["to_act"].start
         self._deck_index, self._flipped, self._rules_slice = lay["deck"].start, lay["flipped"], lay["rules"]
+        self._talk_starts = lay["passed"].start, lay["played"].start
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
         copies = np.array(rank_counts(make_deck(self.config.decks, self.config.jokers)), dtype=np.float32)
@@ -192,6 +216,9 @@ class ObservationEncoder:
         for block in COUNT_BLOCKS:
             high[self.layout[block]] = copies
         high[self.layout["hand_size"]] = self.config.total_cards
+        moves_per_hand = max(1, self.config.hand_size)
+        high[self.layout["passed"]] = moves_per_hand
+        high[self.layout["played"]] = np.tile(np.minimum(copies, moves_per_hand), self.max_players)
         for block in FRACTION_BLOCKS:
             whole[self.layout[block]] = False
         return high, whole
@@ -251,6 +278,13 @@ class ObservationEncoder:
                 values[self._flipped] = rank_counts(hands[current])
         values[self._deck_index] = fraction[len(state.deck)]
         values[self._rules_slice] = self._rule_values
+        passed_start, played_start = self._talk_starts
+        for offset in range(n):
+            other = (seat + offset) % n
+            start = passed_start + offset * NUM_RANKS
+            values[start:start + NUM_RANKS] = state.passed[other]
+            start = played_start + offset * NUM_RANK_SLOTS
+            values[start:start + NUM_RANK_SLOTS] = state.played[other]
         if out is None:
             return np.array(values, dtype=np.float32)
         out[:] = values
@@ -291,6 +325,8 @@ class ObservationEncoder:
             to_act_offset=one_hot_index(obs[:, lay["to_act"]], NO_SEAT),
             deck_size=counts("deck", total)[:, 0],
             flipped=one_hot_index(obs[:, lay["flipped"]], NO_FLIPPED_CARD),
+            passed=counts("passed").reshape(batch, seats, NUM_RANKS),
+            played=counts("played").reshape(batch, seats, NUM_RANK_SLOTS),
         )
 
     def encode_view(self, view: ObservationView) -> np.ndarray:
@@ -323,6 +359,10 @@ class ObservationEncoder:
         flipped = view.flipped != NO_FLIPPED_CARD
         obs[rows[flipped], lay["flipped"].start + view.flipped[flipped]] = 1.0
         obs[:, lay["rules"]] = self._rules
+        if view.passed is not None:
+            obs[:, lay["passed"]] = view.passed.reshape(batch, m * NUM_RANKS)
+        if view.played is not None:
+            obs[:, lay["played"]] = view.played.reshape(batch, m * NUM_RANK_SLOTS)
         return obs
 
     def full_state(self, state: GameState) -> np.ndarray:

@@ -26,7 +26,9 @@ import numpy as np
 
 from rouba_env.checks import is_int, shown
 from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.encoding.observation import (
+    OBSERVATION_VERSION, OBSERVATION_VERSIONS, ObservationEncoder, observation_layout,
+)
 from rouba_env.files import write_atomically
 from rouba_env.players.features import rank_context_index, rank_feature_names
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
@@ -153,15 +155,16 @@ def read_metadata(folder: Path) -> dict:
         rules = RulesConfig.from_dict(metadata["rules"])
     except (ValueError, TypeError) as error:
         raise CheckpointError(f"{meta_path}: its rules are invalid: {error}") from None
-    if metadata["observation_version"] != OBSERVATION_VERSION:
+    if metadata["observation_version"] not in OBSERVATION_VERSIONS:
         raise CheckpointError(
             f"checkpoint {folder} uses observation encoding version {metadata['observation_version']}, "
-            f"this rouba_env encodes version {OBSERVATION_VERSION}; retrain or use a matching rouba_env"
+            f"this rouba_env reads versions {list(OBSERVATION_VERSIONS)}; retrain or use a matching rouba_env"
         )
     max_players = metadata["max_players"]
     if not rules.num_players <= max_players <= MAX_PLAYERS:
         raise CheckpointError(f"{meta_path}: max_players={max_players} must lie in {rules.num_players}..{MAX_PLAYERS}")
-    expected = {"obs_size": ObservationEncoder(rules, max_players).size,
+    layout = observation_layout(max_players, metadata["observation_version"])
+    expected = {"obs_size": max(block.stop for block in layout.values()),
                 "num_actions": ActionEncoding(rules, max_players).size}
     for key, value in expected.items():
         if metadata[key] != value:
@@ -200,10 +203,12 @@ def expected_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
 def rank_network_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     """Tensor name -> shape of the rank-shared network (`rouba_env.players.network.RankNetwork`)."""
     context, token = metadata["hidden_sizes"]
-    features = len(rank_feature_names(metadata["max_players"]))
+    version = metadata["observation_version"]
+    features = len(rank_feature_names(metadata["max_players"], version))
     targets = metadata["num_actions"] // NUM_KINDS
     return {
-        "context.weight": (context, len(rank_context_index(metadata["max_players"]))), "context.bias": (context,),
+        "context.weight": (context, len(rank_context_index(metadata["max_players"], version))),
+        "context.bias": (context,),
         "token.weight": (token, features), "token_context.weight": (token, context), "token.bias": (token,),
         "mix.weight": (token, token), "mix_pool.weight": (token, token), "mix_context.weight": (token, context),
         "mix.bias": (token,),

@@ -58,6 +58,9 @@ class HiddenCardSampler:
         self.seat = seat = int(view.seat[0])
         relative = [(s - seat) % n for s in range(n)]
         self.pile_sizes = pile_sizes = view.pile_sizes[0, relative].tolist()
+        self.passed = view.passed[0, relative].tolist()
+        self.played = view.played[0, relative].tolist()
+        """The table talk, per absolute seat: public, so every world keeps it."""
         self.pile_tops = pile_tops = view.pile_tops[0, relative].tolist()
         hand_sizes = view.hand_sizes[0, relative].tolist()
         to_act = int(view.to_act_offset[0])
@@ -151,7 +154,8 @@ class HiddenCardSampler:
         deck = cut(self.deck_size)
         last_capturer = int(self.nonempty[rng.integers(len(self.nonempty))]) if self.nonempty else NO_SEAT
         return GameState(config=rules, hands=hands, table=table, piles=piles, pile_tops=list(self.pile_tops),
-                         deck=deck, current=self.current, last_capturer=last_capturer)
+                         deck=deck, current=self.current, last_capturer=last_capturer,
+                         passed=[list(row) for row in self.passed], played=[list(row) for row in self.played])
 
 
 def determinize(

@@ -11,23 +11,25 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.encoding.actions import action_index
-from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS, observation_layout
+from rouba_env.encoding.observation import OBSERVATION_VERSION, EMPTY_SLOT, PILE_TOP_SLOTS, observation_layout
 from rouba_env.rules.cards import NUM_RANKS
 from rouba_env.rules.engine import NUM_KINDS, NUM_RANK_SLOTS, TARGET_PILE_OFFSET
 
 
-SEAT_BLOCKS = {"pile_top": PILE_TOP_SLOTS, "pile_size": 1, "hand_size": 1, "present": 1, "dealer": 1, "to_act": 1}
+SEAT_BLOCKS = {"pile_top": PILE_TOP_SLOTS, "pile_size": 1, "hand_size": 1, "present": 1, "dealer": 1, "to_act": 1,
+               "passed": NUM_RANKS, "played": NUM_RANK_SLOTS}
 """Blocks that hold one entry (of the given width) per seat, and so change with the padding."""
 
 
-def repadding_index(from_players: int, to_players: int) -> np.ndarray:
-    """For each index of a ``to_players``-padded observation, its index in a ``from_players`` one (-1: zero).
+def repadding_index(from_players: int, to_players: int, to_version: int = OBSERVATION_VERSION) -> np.ndarray:
+    """For each index of a ``to_players``-padded observation of version ``to_version``, its index in a
+    ``from_players``-padded one of the current version (-1: zero).
 
-    Lets a network trained with one padding read observations of another:
-    ``repadded = np.where(index >= 0, obs[..., index], 0)``.
+    Lets a network trained with one padding, or on an older observation version, read today's
+    observations: ``repadded = np.where(index >= 0, obs[..., index], 0)``.
     """
-    source, target = observation_layout(from_players), observation_layout(to_players)
-    index = np.full(target["rules"].stop, -1, dtype=np.int64)
+    source, target = observation_layout(from_players), observation_layout(to_players, to_version)
+    index = np.full(max(block.stop for block in target.values()), -1, dtype=np.int64)
     for name, block in target.items():
         width = SEAT_BLOCKS.get(name)
         if width is None:
@@ -47,24 +49,26 @@ FEATURE_ONE = -2
 """`rank_feature_index` entry meaning the constant 1."""
 
 
-def rank_feature_names(max_players: int) -> list[str]:
-    """Names of the per-rank features of `rank_feature_index`, in order."""
+def rank_feature_names(max_players: int, version: int = OBSERVATION_VERSION) -> list[str]:
+    """Names of the per-rank features of `rank_feature_index`, in order (observation ``version``'s)."""
     seats = range(max_players)
+    talk = [f"passed_{k}" for k in seats] + [f"played_{k}" for k in seats] if version >= 2 else []
     return (["hand", "table", "seen", "flipped"] + [f"pile_top_{k}" for k in seats]
-            + [f"pile_size_if_top_{k}" for k in seats] + ["is_joker_slot"])
+            + [f"pile_size_if_top_{k}" for k in seats] + talk + ["is_joker_slot"])
 
 
-def rank_feature_index(max_players: int) -> tuple[np.ndarray, np.ndarray]:
+def rank_feature_index(max_players: int, version: int = OBSERVATION_VERSION) -> tuple[np.ndarray, np.ndarray]:
     """Two int64[R, F] index arrays: feature ``f`` of rank slot ``r`` is ``obs[first[r, f]] * obs[second[r, f]]``.
 
     The view the rank-shared network reads (one token per rank slot, the same
     weights for every rank): the rank's own hand, table, seen and flipped
     counts; for each seat whether its pile shows the rank, and that pile's size
-    if it does (what a steal would take); and a flag for the joker slot.
+    if it does (what a steal would take); from version 2, for each seat how often it passed the rank up
+    and how many of it it played since its hand was dealt (the table talk); and a flag for the joker slot.
     `FEATURE_ZERO` / `FEATURE_ONE` stand for the constants 0 and 1.
     """
-    layout = observation_layout(max_players)
-    names = rank_feature_names(max_players)
+    layout = observation_layout(max_players, version)
+    names = rank_feature_names(max_players, version)
     first = np.full((NUM_RANK_SLOTS, len(names)), FEATURE_ZERO, dtype=np.int64)
     second = np.full_like(first, FEATURE_ONE)
     for rank in range(NUM_RANK_SLOTS):
@@ -78,6 +82,11 @@ def rank_feature_index(max_players: int) -> tuple[np.ndarray, np.ndarray]:
                 second[rank, 4 + max_players + seat] = layout["pile_size"].start + seat
         else:
             first[rank, -1] = FEATURE_ONE
+        if version >= 2:
+            for seat in range(max_players):
+                if rank < NUM_RANKS:
+                    first[rank, 4 + 2 * max_players + seat] = layout["passed"].start + seat * NUM_RANKS + rank
+                first[rank, 4 + 3 * max_players + seat] = layout["played"].start + seat * NUM_RANK_SLOTS + rank
     return first, second
 
 
@@ -85,13 +94,13 @@ RANK_FREE_BLOCKS = ("pile_size", "hand_size", "present", "dealer", "to_act", "de
 """Blocks that say nothing about particular ranks (the rank network's context reads these)."""
 
 
-def rank_context_index(max_players: int) -> np.ndarray:
+def rank_context_index(max_players: int, version: int = OBSERVATION_VERSION) -> np.ndarray:
     """int64[C]: the observation entries that name no rank: `RANK_FREE_BLOCKS` and each pile's "empty" slot.
 
     The rank network's context reads only these, so relabelling the ranks of
     a position relabels its logits and leaves its value unchanged.
     """
-    layout = observation_layout(max_players)
+    layout = observation_layout(max_players, version)
     empty = [layout["pile_top"].start + seat * PILE_TOP_SLOTS + EMPTY_SLOT for seat in range(max_players)]
     blocks = [np.arange(layout[name].start, layout[name].stop) for name in RANK_FREE_BLOCKS]
     return np.concatenate([np.array(empty, dtype=np.int64), *blocks]).astype(np.int64)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rouba_env.encoding.observation import OBSERVATION_VERSION
 from rouba_env.players.features import (
     action_repadding_index,
     extended_index,
@@ -80,7 +81,7 @@ class RankNetwork:
     ``hidden_sizes`` is (context width, token width).
     """
 
-    def __init__(self, tensors: dict[str, np.ndarray], max_players: int):
+    def __init__(self, tensors: dict[str, np.ndarray], max_players: int, version: int = OBSERVATION_VERSION):
         def linear(name: str) -> np.ndarray:
             return tensors[f"{name}.weight"].T.copy()
 
@@ -91,8 +92,8 @@ class RankNetwork:
         self.joker = (linear("joker_head"), linear("joker_context"), tensors["joker_head.bias"])
         self.value = (linear("value_head"), tensors["value_head.bias"])
         self.heads = np.concatenate([self.natural[0], self.joker[0]], axis=1)
-        first, second = rank_feature_index(max_players)
-        self.context_index = rank_context_index(max_players)
+        first, second = rank_feature_index(max_players, version)
+        self.context_index = rank_context_index(max_players, version)
         self.obs_size = int(max(first.max(), second.max(), self.context_index.max())) + 1
         self.first, self.second = extended_index(first, self.obs_size), extended_index(second, self.obs_size)
         self.num_actions = 2 * (self.first.shape[0] - 1) * self.natural[0].shape[1]
@@ -156,7 +157,7 @@ def forward_in_chunks(network, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def network_from_tensors(tensors: dict[str, np.ndarray], metadata: dict):
     """The numpy network a checkpoint's (validated) metadata describes: `MLP` or `RankNetwork`."""
     if metadata.get("architecture", "mlp") == "rank":
-        return RankNetwork(tensors, int(metadata["max_players"]))
+        return RankNetwork(tensors, int(metadata["max_players"]), int(metadata["observation_version"]))
     return MLP(tensors, len(metadata["hidden_sizes"]))
 
 
@@ -171,14 +172,18 @@ class NetworkPolicy(BasePolicy):
 
     def __init__(self, network: MLP | RankNetwork, rules: RulesConfig, max_players: int | None = None,
                  network_players: int | None = None, deterministic: bool = DETERMINISTIC_DEFAULT,
-                 name: str = "network", reward: str = DEFAULT_VALUE_REWARD):
+                 name: str = "network", reward: str = DEFAULT_VALUE_REWARD,
+                 network_version: int = OBSERVATION_VERSION):
         super().__init__(rules, max_players)
         check_flag("deterministic", deterministic)
         env_players = self.encoder.max_players
         network_players = env_players if network_players is None else network_players
         if network_players < rules.num_players:
             raise ValueError(f"network seats {network_players} players, the table has {rules.num_players}")
-        self._obs_index = None if network_players == env_players else repadding_index(env_players, network_players)
+        self.network_version = network_version
+        """The observation version the network was trained on (an older one reads the prefix it knows)."""
+        same_layout = network_players == env_players and network_version == OBSERVATION_VERSION
+        self._obs_index = None if same_layout else repadding_index(env_players, network_players, network_version)
         self._action_index = None
         if network_players != env_players:
             # network action -> env action
@@ -224,6 +229,7 @@ class NetworkPolicy(BasePolicy):
         obs, legal = self.checked(obs, mask)
         if self._obs_index is not None:
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
+        if self._action_index is not None:
             legal = np.where(self._action_index >= 0, legal[:, self._action_index], False)
         logits, _ = forward_in_chunks(self.network, obs)
         # Whatever the weights make of them (an overflow to -inf, a NaN), legal actions stay finite and above
@@ -265,7 +271,8 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     network = network_from_tensors(tensors, metadata)
     reward = metadata.get("train_config", {}).get("reward", DEFAULT_VALUE_REWARD)
     return NetworkPolicy(network, rules, max_players, network_players=trained_max, deterministic=deterministic,
-                         name=f"checkpoint:{path_or_name}", reward=reward)
+                         name=f"checkpoint:{path_or_name}", reward=reward,
+                         network_version=int(metadata["observation_version"]))
 
 
 def checkpoint_player(rules: RulesConfig, max_players: int | None, argument: str | None = None,

@@ -78,6 +78,19 @@ class GameState:
     """Moves played so far."""
     last_move: tuple[int, Move, int] | None = field(default=None)
     """(seat, move, card code) of the latest play, for display."""
+    passed: list[list[int]] | None = None
+    """What the table said, per seat since its hand was last dealt: per natural rank, the moves on which a
+    card of that rank could be taken (from the table, or another seat's pile showing it) and the seat
+    played another rank (`table_talk`). None: all zero."""
+    played: list[list[int]] | None = None
+    """Per seat since its hand was last dealt: cards it played per rank slot (jokers in slot 13)."""
+
+    def __post_init__(self) -> None:
+        n = len(self.hands)
+        if self.passed is None:
+            self.passed = [[0] * NUM_RANKS for _ in range(n)]
+        if self.played is None:
+            self.played = [[0] * NUM_RANK_SLOTS for _ in range(n)]
 
     def copy(self) -> "GameState":
         return GameState(
@@ -91,6 +104,8 @@ class GameState:
             last_capturer=self.last_capturer,
             turn=self.turn,
             last_move=self.last_move,
+            passed=[list(row) for row in self.passed],
+            played=[list(row) for row in self.played],
         )
 
 
@@ -130,7 +145,7 @@ def deal_from_deck(config: RulesConfig, deck: list[int]) -> GameState:
     )
     if config.draw_from_deck:
         _lay_table(state)
-        state.hands[state.current].append(state.deck.pop())
+        _draw(state, state.current)
     else:
         _deal_hands(state)
         _lay_table(state)
@@ -142,9 +157,40 @@ def _lay_table(state: GameState) -> None:
         state.table.append(state.deck.pop())
 
 
+def _draw(state: GameState, seat: int) -> None:
+    """``draw_from_deck``: ``seat`` flips the deck's top card (a new hand: its table talk starts afresh)."""
+    state.hands[seat].append(state.deck.pop())
+    _forget_table_talk(state, seat)
+
+
+def _forget_table_talk(state: GameState, seat: int) -> None:
+    state.passed[seat] = [0] * NUM_RANKS
+    state.played[seat] = [0] * NUM_RANK_SLOTS
+
+
+def table_talk(state: GameState, mover: int, move: Move) -> tuple[list[int], int]:
+    """(ranks the mover passes up, rank slot of the card it plays) for ``move`` before it is played.
+
+    A natural rank is passed up when a card of it could be taken (it lies on the table, or another
+    seat's pile shows it) and the move plays a card of another rank; a discarded joker shows no rank
+    and so passes every takeable rank up. Public facts: every seat sees them.
+    """
+    kind, target = move
+    n = state.config.num_players
+    ranks = RANK_OF_CARD
+    takeable = {ranks[card] for card in state.table if ranks[card] != JOKER_RANK}
+    tops = state.pile_tops
+    takeable.update(tops[(mover + offset) % n] for offset in range(1, n) if tops[(mover + offset) % n] != EMPTY_PILE)
+    is_joker = kind >= JOKER_KIND_OFFSET
+    shown = None if is_joker and target == TARGET_DISCARD else shown_rank(kind)
+    return sorted(r for r in takeable if r != shown), (JOKER_RANK if is_joker else kind)
+
+
 def _deal_hands(state: GameState) -> None:
     """Deal one card at a time from left of the dealer, up to the hand size, until the deck runs out."""
     config = state.config
+    for seat in range(config.num_players):
+        _forget_table_talk(state, seat)
     for _ in range(config.hand_size):
         for offset in range(config.num_players):
             if not state.deck:
@@ -271,6 +317,11 @@ def play_move(state: GameState, move: Move) -> None:
     mover = state.current
     kind, target = move
     rank = shown_rank(kind)
+    passed, played_slot = table_talk(state, mover, move)
+    seat_passed = state.passed[mover]
+    for passed_rank in passed:
+        seat_passed[passed_rank] += 1
+    state.played[mover][played_slot] += 1
     hand = state.hands[mover]
     ranks = RANK_OF_CARD
     card = JOKER
@@ -319,7 +370,7 @@ def _advance(state: GameState, mover: int) -> None:
     if config.draw_from_deck:
         if state.deck:
             state.current = (mover + 1) % n
-            state.hands[state.current].append(state.deck.pop())
+            _draw(state, state.current)
             return
         _finish(state)
         return

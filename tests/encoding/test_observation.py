@@ -28,8 +28,31 @@ def test_layout_is_contiguous_and_documented_sizes():
         stops = [s.stop for s in layout.values()]
         starts = [s.start for s in layout.values()]
         assert starts[0] == 0 and starts[1:] == stops[:-1]
-        assert stops[-1] == 62 + 19 * m
+        assert stops[-1] == 62 + 46 * m
+        version_1 = observation_layout(m, version=1)
+        assert max(s.stop for s in version_1.values()) == 62 + 19 * m
+        assert all(layout[name] == block for name, block in version_1.items()), "version 2 only appends"
 
+
+@pytest.mark.parametrize("hands, table, piles, current, move, passed, played", [
+    # Seat 0 holds a 7 and a K; the table shows a 7 and a Q; seat 1's pile shows a 5.
+    (["7 K", "2"], "7 Q", ["", "5"], 0, ("7", 0), ["Q", "5"], "7"),   # takes the 7: passes up the Q and the 5
+    (["7 K", "2"], "7 Q", ["", "5"], 0, ("K", 1), ["7", "Q", "5"], "K"),  # discards a K: passes up all three
+    (["7 K", "2"], "Q", ["K", ""], 0, ("K", 3), ["Q"], "K"),  # onto its own pile: its own top is not a steal
+    (["2", "7"], "", ["", ""], 0, ("2", 1), [], "2"),  # nothing to take: nothing passed up
+])
+def test_table_talk_counts_what_could_be_taken_and_was_not(hands, table, piles, current, move, passed, played):
+    config = RulesConfig(num_players=2, must_capture=False)
+    state = make_state(config, hands=hands, table=table, piles=piles, deck="A A", current=current)
+    from rouba_env.rules.engine import Move, play_move
+
+    play_move(state, Move(RANKS[move[0]], move[1]))
+    assert [rank for rank in range(13) if state.passed[current][rank]] == sorted(RANKS[r] for r in passed)
+    assert state.played[current][RANKS[played]] == 1 and sum(state.played[current]) == 1
+    obs = ObservationEncoder(config).encode(state, 1)
+    lay = ObservationEncoder(config).layout
+    seen_from_1 = obs[lay["passed"]].reshape(2, 13)[1]  # seat 0 is one place to seat 1's left
+    assert [rank for rank in range(13) if seen_from_1[rank]] == sorted(RANKS[r] for r in passed)
 
 def test_known_values_from_the_observers_point_of_view():
     config = RulesConfig(num_players=3)

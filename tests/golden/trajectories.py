@@ -12,6 +12,7 @@ import hashlib
 import numpy as np
 
 import rouba_env
+from rouba_env.encoding.observation import observation_layout
 
 GOLDEN_PRESETS = ("standard", "jokers", "take_all", "draw_from_deck", "leftovers")
 
@@ -27,6 +28,15 @@ def digest(*arrays) -> str:
     return hasher.hexdigest()[:24]
 
 
+def version_1(obs) -> np.ndarray:
+    """The observation entries pinned before the table talk was appended (observation version 1's prefix)."""
+    obs = np.asarray(obs)
+    for max_players in range(2, 9):
+        if obs.shape[-1] == max(block.stop for block in observation_layout(max_players).values()):
+            return obs[..., : observation_layout(max_players, version=1)["rules"].stop]
+    raise ValueError(f"no padding gives observations of {obs.shape[-1]} entries")
+
+
 def evaluation_scores(players, games, num_players=2, rules=None, seed=0) -> list:
     result = rouba_env.evaluate(players, rules=rules, games=games, num_players=num_players, seed=seed)
     return [list(record.seats) + list(record.scores) for record in result.records]
@@ -40,7 +50,7 @@ def vector_trajectory(preset: str, num_players: int, steps: int = 300, batch: in
     parts = []
     for _ in range(steps):
         actions = game.random_actions(rng)
-        parts.append(digest(game.obs, game.mask, game.current, actions))
+        parts.append(digest(version_1(game.obs), game.mask, game.current, actions))
         game.step(actions)
         # float32 as pinned: the rewards buffer is float64 now, with the same values
         parts.append(digest(game.rewards.astype(np.float32), game.done, game.final_scores))
@@ -54,10 +64,12 @@ def aec_episode(preset: str, num_players: int, seed: int = 3) -> str:
     parts = []
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
-        parts.append(digest(obs["observation"], obs["action_mask"], np.float64(reward)))
+        parts.append(digest(version_1(obs["observation"]), obs["action_mask"], np.float64(reward)))
         action = None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
         env.step(action)
-    parts.append(digest(env.state() if hasattr(env, "state") else np.zeros(1)))
+    full = env.unwrapped.state()  # seat 0's observation, then every hand and the deck
+    size = env.unwrapped.encoder.size
+    parts.append(digest(np.concatenate([version_1(full[:size]), full[size:]])))
     return digest(np.frombuffer("".join(parts).encode(), dtype=np.uint8))
 
 
@@ -66,12 +78,12 @@ def gym_episode(seed: int = 4) -> list:
     rng = np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
     total, steps = 0.0, 0
-    parts = [digest(obs, info["action_mask"])]
+    parts = [digest(version_1(obs), info["action_mask"])]
     done = False
     while not done:
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
         obs, reward, terminated, truncated, info = env.step(action)
-        parts.append(digest(obs, info["action_mask"]))
+        parts.append(digest(version_1(obs), info["action_mask"]))
         total += reward
         steps += 1
         done = terminated or truncated

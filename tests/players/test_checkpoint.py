@@ -204,3 +204,30 @@ def test_shipped_names_always_mean_the_shipped_checkpoints(tmp_path, monkeypatch
     assert type(local.network).__name__ == "MLP" and type(load_policy("2p").network).__name__ == "RankNetwork"
     with pytest.raises(CheckpointError, match="cannot open checkpoint"):
         load_policy("x" * 300)
+
+
+def test_a_version_1_checkpoint_reads_its_prefix_of_todays_observation():
+    from rouba_env.batched.game import VectorGame
+    from rouba_env.encoding.observation import OBSERVATION_VERSION, observation_layout
+
+    policy = load_policy("2p")  # trained on observation version 1
+    assert policy.network_version == 1 < OBSERVATION_VERSION
+    game = VectorGame(policy.rules, 256, seed=5)
+    game.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        game.step(game.random_actions(rng))
+    prefix = observation_layout(2, version=1)["rules"].stop
+    assert game.obs.shape[1] > prefix and game.obs[:, prefix:].any(), "today's observation carries the table talk"
+    logits, _ = policy.network.forward(game.obs[:, :prefix])
+    expected = np.where(game.mask.astype(bool), logits, -np.inf).argmax(axis=1)
+    np.testing.assert_array_equal(policy.act_batch(game.obs, game.mask, rng), expected)
+
+
+def test_a_new_checkpoint_records_the_version_it_was_trained_on(tmp_path):
+    from rouba_env.encoding.observation import OBSERVATION_VERSION
+
+    rules = preset("standard")
+    folder = write_checkpoint(tmp_path / "new", random_tensors(rules, 2, (8,)), rules, 2, (8,))
+    assert json.loads((folder / "metadata.json").read_text())["observation_version"] == OBSERVATION_VERSION
+    assert load_policy(folder).network_version == OBSERVATION_VERSION

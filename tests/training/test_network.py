@@ -79,6 +79,10 @@ def test_the_rank_network_treats_every_natural_rank_alike():
         moved = np.zeros_like(getattr(view, name))
         moved[:, slots] = getattr(view, name)
         setattr(relabelled, name, moved)
+    passed, played = np.zeros_like(view.passed), np.zeros_like(view.played)  # the table talk, per seat and rank
+    passed[:, :, permutation] = view.passed
+    played[:, :, slots] = view.played
+    relabelled.passed, relabelled.played = passed, played
     natural_top = relabelled.pile_tops < NUM_RANKS
     relabelled.pile_tops = np.where(natural_top & (relabelled.pile_tops >= 0),
                                     slots[np.clip(relabelled.pile_tops, 0, NUM_RANKS)], relabelled.pile_tops)
