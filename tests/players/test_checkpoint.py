@@ -143,7 +143,7 @@ def test_load_errors_say_what_is_wrong(saved):
 
 def test_shipped_checkpoints_load_and_play():
     names = sorted(p.name for p in shipped_dir().iterdir() if (p / "metadata.json").exists())
-    assert names == ["2p", "mixed"]
+    assert names == ["2p", "2p-0.3", "mixed"]
     for name in names:
         meta = json.loads((shipped_dir() / name / "metadata.json").read_text())
         rules = preset("standard", num_players=min(meta["max_players"], 2))
@@ -231,3 +231,13 @@ def test_a_new_checkpoint_records_the_version_it_was_trained_on(tmp_path):
     folder = write_checkpoint(tmp_path / "new", random_tensors(rules, 2, (8,)), rules, 2, (8,))
     assert json.loads((folder / "metadata.json").read_text())["observation_version"] == OBSERVATION_VERSION
     assert load_policy(folder).network_version == OBSERVATION_VERSION
+
+
+def test_the_0_3_network_stays_reachable_by_name():
+    """``checkpoint:2p-0.3`` is 0.3.0's 2p, frozen, for head-to-head comparisons whatever 2p becomes."""
+    import hashlib
+
+    old = (shipped_dir() / "2p-0.3" / "model.safetensors").read_bytes()
+    assert hashlib.sha256(old).hexdigest()[:16] == "4da220c543c414b5", "0.3.0's weights, unchanged"
+    assert json.loads((shipped_dir() / "2p-0.3" / "metadata.json").read_text())["observation_version"] == 1
+    assert make_policy("checkpoint:2p-0.3", preset("standard")).network.obs_size == 100 and len(old) > 0
