@@ -107,6 +107,11 @@ class TrainConfig:
     hidden_sizes: tuple[int, ...] = setting(
         (128, 64),
         'For architecture rank, (context width, token width); for mlp, the widths of its hidden layers.')
+    critic: str = setting(
+        "shared",
+        "Value estimate for PPO: shared (the actor's own value head, from the observation) or privileged "
+        "(a critic that also sees every hand and the deck during training; the saved policy is the actor "
+        "alone). See scripts/results/TRAINING_TRIES.md.")
     reward: str = setting(
         "margin",
         "Training reward: margin (own score minus the others' mean, over the cards in play: a denser signal "
@@ -200,6 +205,8 @@ class TrainConfig:
             raise ValueError("scripted_weight > 0 needs at least one scripted_opponents spec")
         if self.architecture not in ("mlp", "rank"):
             raise ValueError(f"architecture must be mlp or rank, got {self.architecture!r}")
+        if self.critic not in ("shared", "privileged"):
+            raise ValueError(f"critic must be shared or privileged, got {self.critic!r}")
         if self.architecture == "rank" and len(self.hidden_sizes) != 2:
             raise ValueError(f"architecture rank takes two hidden_sizes (context width, token width), "
                              f"got {list(self.hidden_sizes)}")

@@ -75,10 +75,10 @@ class RolloutWorker:
         self.slots = slots
         """Game slots of this actor per table size."""
         torch.set_num_threads(self.config.torch_threads or ACTOR_CPUS)
-        obs_size = ObservationEncoder(self.tables[0], max_players).size
+        encoder = ObservationEncoder(self.tables[0], max_players)
         num_actions = ActionEncoding(self.tables[0], max_players).size
-        self.network = make_network(self.config.architecture, obs_size, num_actions, self.config.hidden_sizes,
-                                    max_players).eval()
+        self.network = make_network(self.config.architecture, encoder.size, num_actions, self.config.hidden_sizes,
+                                    max_players, self.config.critic, encoder.hidden_size).eval()
         scripted = {spec: [make_policy(spec, rules, max_players) for rules in self.tables]
                     for spec in self.config.scripted_opponents}
         c = self.config

@@ -114,14 +114,62 @@ class RankActorCritic(nn.Module):
         return logits, value.squeeze(-1)
 
 
+CRITICS = ("shared", "privileged")
+"""Where the value comes from: the actor's own value head, or a critic that also sees the hidden cards."""
+PRIVILEGED_CRITIC_WIDTHS = (256, 256)
+
+
+class PrivilegedCritic(nn.Module):
+    """An actor whose value, in training, comes from a critic that also sees what the observation hides.
+
+    Asymmetric actor-critic: the critic (an MLP) reads the observation and the hidden cards (every
+    hand and the deck per rank, `ObservationEncoder.hidden`), so it scores a position with far less
+    noise than a critic that must guess them; the actor reads the observation only, and only the
+    actor is saved as a checkpoint (it plays without the hidden cards, as it must).
+    ``forward(obs)`` without ``hidden`` gives the actor's own logits and value (a snapshot playing).
+    """
+
+    def __init__(self, actor: "ActorCritic | RankActorCritic", hidden_size: int,
+                 widths: tuple[int, ...] = PRIVILEGED_CRITIC_WIDTHS):
+        super().__init__()
+        self.actor = actor
+        layers: list[nn.Module] = []
+        width = actor.obs_size + hidden_size
+        for size in widths:
+            layers += [_linear(width, size, ORTHOGONAL_HIDDEN_GAIN), nn.ReLU()]
+            width = size
+        self.critic = nn.Sequential(*layers, _linear(width, 1, VALUE_HEAD_GAIN))
+        self.hidden_size = hidden_size
+        self.architecture, self.obs_size, self.num_actions = actor.architecture, actor.obs_size, actor.num_actions
+        self.hidden_sizes = actor.hidden_sizes
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value = self.actor(obs)
+        if hidden is None:
+            return logits, value
+        return logits, self.critic(torch.cat([obs, hidden], dim=1)).squeeze(-1)
+
+
+def playing_network(network: nn.Module) -> "ActorCritic | RankActorCritic":
+    """The part of a trainer's network that plays and is saved: the actor of a `PrivilegedCritic`."""
+    return network.actor if isinstance(network, PrivilegedCritic) else network
+
+
 def make_network(architecture: str, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...],
-                 max_players: int) -> ActorCritic | RankActorCritic:
-    """The trainer's network for ``TrainConfig.architecture``."""
+                 max_players: int, critic: str = "shared",
+                 hidden_size: int = 0) -> "ActorCritic | RankActorCritic | PrivilegedCritic":
+    """The trainer's network for ``TrainConfig.architecture`` and ``TrainConfig.critic``."""
     if architecture == "rank":
-        return RankActorCritic(obs_size, num_actions, hidden_sizes, max_players)
-    if architecture == "mlp":
-        return ActorCritic(obs_size, num_actions, hidden_sizes)
-    raise ValueError(f"architecture must be mlp or rank, got {architecture!r}")
+        actor: ActorCritic | RankActorCritic = RankActorCritic(obs_size, num_actions, hidden_sizes, max_players)
+    elif architecture == "mlp":
+        actor = ActorCritic(obs_size, num_actions, hidden_sizes)
+    else:
+        raise ValueError(f"architecture must be mlp or rank, got {architecture!r}")
+    if critic == "privileged":
+        return PrivilegedCritic(actor, hidden_size)
+    if critic != "shared":
+        raise ValueError(f"critic must be one of {CRITICS}, got {critic!r}")
+    return actor
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -138,6 +186,7 @@ def network_tensors(network: ActorCritic) -> dict[str, np.ndarray]:
 def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max_players: int,
                  name: str = "learner") -> NetworkPolicy:
     """A CPU numpy copy of the network as a greedy `NetworkPolicy` (for evaluation games)."""
+    network = playing_network(network)
     tensors = network_tensors(network)
     if network.architecture == "rank":
         twin = RankNetwork(tensors, max_players)
@@ -148,6 +197,7 @@ def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max
 
 def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rules: RulesConfig,
                 max_players: int | None, extra: dict | None = None) -> Path:
-    """Write the network as a checkpoint folder (``model.safetensors``, then ``metadata.json``)."""
+    """Write the network (its actor) as a checkpoint folder (``model.safetensors``, then ``metadata.json``)."""
+    network = playing_network(network)
     return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra,
                             architecture=network.architecture)

@@ -119,6 +119,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
     obs, mask, actions = to_tensor(batch.obs), to_tensor(batch.mask), to_tensor(batch.actions)
     old_log_probs, advantages, returns = to_tensor(batch.log_probs), to_tensor(batch.advantages), to_tensor(batch.returns)
+    hidden = None if batch.hidden is None else to_tensor(batch.hidden)  # a privileged critic's extra input
     size = len(batch.actions)
     # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
@@ -127,7 +128,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     for _ in range(config.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)
         for rows in torch.tensor_split(order, minibatches):
-            logits, values = network(obs[rows])
+            logits, values = network(obs[rows]) if hidden is None else network(obs[rows], hidden[rows])
             dist = MaskedCategorical(logits, mask[rows])
             loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], advantages[rows], values,
                             returns[rows], dist.entropy(), config.clip_coef, config.vf_coef, config.ent_coef)

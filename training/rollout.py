@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_training.network import ActorCritic
+from rouba_training.network import ActorCritic, PrivilegedCritic
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import slot_deal_seed
 from rouba_env.vector_table import OPEN_SEAT, VectorTable
@@ -43,6 +43,8 @@ class Batch:
     games_finished: int
     learner_rewards: list[float]
     engine_steps: int
+    hidden: np.ndarray | None = None
+    """What each recorded turn's observation hid (every hand, the deck), for a privileged critic; else None."""
 
 
 class SelfPlayGames:
@@ -105,8 +107,14 @@ class SelfPlayGames:
         table.play_seated(self.rng)  # the seated opponents move until the network's seat is to act
         obs, mask = table.obs, table.mask
         recorded = (table.current == self.learner_seat) & record
+        hidden = None
+        if isinstance(network, PrivilegedCritic):  # every slot has a live game and an open seat to act
+            hidden = table.game.hidden(self._slots, table.current)
         with torch.no_grad():
-            logits, values = network(torch.as_tensor(obs, device=device))
+            if hidden is None:
+                logits, values = network(torch.as_tensor(obs, device=device))
+            else:
+                logits, values = network(torch.as_tensor(obs, device=device), torch.as_tensor(hidden, device=device))
             dist = MaskedCategorical(logits, torch.as_tensor(mask, device=device))
             chosen = dist.sample(generator)
             log_probs = dist.log_prob(chosen)
@@ -118,6 +126,7 @@ class SelfPlayGames:
             "mask": mask[recorded],
             "actions": actions[recorded],
             "log_probs": log_probs.cpu().numpy()[recorded],
+            "hidden": None if hidden is None else hidden[recorded],
         }
         self.episode_open |= recorded
         ended = table.play(self._slots, actions, who="the learner's network")
@@ -166,6 +175,7 @@ class SelfPlayGames:
             games_finished=len(finished),
             learner_rewards=finished,
             engine_steps=self.moves - moves_before,
+            hidden=None if steps[0]["hidden"] is None else np.concatenate([s["hidden"] for s in steps]),
         )
 
 
@@ -180,4 +190,5 @@ def merge(batches: list[Batch]) -> Batch:
         games_finished=sum(b.games_finished for b in batches),
         learner_rewards=[r for b in batches for r in b.learner_rewards],
         engine_steps=sum(b.engine_steps for b in batches),
+        hidden=None if batches[0].hidden is None else join("hidden"),
     )

@@ -56,7 +56,7 @@ METRIC_FIELDS = [
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score"]
-SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules")
+SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """Exit codes of a run stopped by a signal (128 + the signal number), after its checkpoint is written."""
@@ -171,9 +171,10 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     generator = torch.Generator(device=device)
     generator.manual_seed(config.seed)
 
-    obs_size = ObservationEncoder(tables[0], max_players).size
+    encoder = ObservationEncoder(tables[0], max_players)
     num_actions = ActionEncoding(tables[0], max_players).size
-    network = make_network(config.architecture, obs_size, num_actions, config.hidden_sizes, max_players).to(device)
+    network = make_network(config.architecture, encoder.size, num_actions, config.hidden_sizes, max_players,
+                           config.critic, encoder.hidden_size).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),
                         config.pool_size)

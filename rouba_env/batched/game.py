@@ -90,6 +90,7 @@ class VectorGame:
         encoder = ObservationEncoder(config, self.max_players)
         actions = ActionEncoding(config, self.max_players)
         self.obs_size = encoder.size
+        self.hidden_size = encoder.hidden_size
         self.num_actions = actions.size
         self.num_players = n = config.num_players
         self.num_targets = actions.num_targets
@@ -273,6 +274,22 @@ class VectorGame:
         out = np.empty((len(slots), self.obs_size), dtype=np.float32)
         kernels.observe_slot_seats(slots, seats, out, self._params, self._rules, self._hands, self._hand_count,
                                    self._table, self._seen, self._pile, self._top, self._talk, self._deck_len, self.current)
+        return out
+
+    def hidden(self, slots, seats) -> np.ndarray:
+        """float32[K, H]: what seat ``seats[i]`` of slot ``slots[i]`` cannot see (a privileged critic's input).
+
+        The same vector as `ObservationEncoder.hidden` of the equivalent reference state.
+        """
+        slots = self._as_slots(slots)
+        seats = np.asarray(seats)
+        if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
+            raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
+        seats = seats.astype(np.int64, copy=False)
+        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        out = np.empty((len(slots), self.hidden_size), dtype=np.float32)
+        kernels.hidden_of_slots(slots, seats, out, self.num_players, self._hands, self._deck, self._deck_len)
         return out
 
     def random_actions(self, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:

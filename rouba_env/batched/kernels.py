@@ -457,6 +457,25 @@ def observe_slot_seats(slots, seats, out, p, rules, hands, hand_count, table, se
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
+def hidden_of_slots(slots, seats, out, n, hands, deck, deck_len):
+    """Row ``i`` of ``out``: what seat ``seats[i]`` of slot ``slots[i]`` cannot see (`ObservationEncoder.hidden`)."""
+    for i in range(slots.shape[0]):
+        b = slots[i]
+        for j in range(out.shape[1]):
+            out[i, j] = 0.0
+        other = seats[i]
+        for o in range(n):
+            for r in range(RANK_SLOTS):
+                out[i, o * RANK_SLOTS + r] = np.float32(hands[b, other, r])
+            other += 1
+            if other == n:
+                other = 0
+        deck_start = out.shape[1] - RANK_SLOTS
+        for j in range(deck_len[b]):
+            out[i, deck_start + deck[b, j]] += 1.0
+
+
+@numba.njit(cache=True, nogil=True, inline="never")
 def refresh_all(p, rules, hands, hand_count, table, seen, pile, top, talk, deck_len, current, obs, mask):
     """Observation (seat to act, or seat 0 once over) and mask of every slot."""
     for b in range(obs.shape[0]):

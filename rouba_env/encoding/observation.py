@@ -365,14 +365,29 @@ class ObservationEncoder:
             obs[:, lay["played"]] = view.played.reshape(batch, m * NUM_RANK_SLOTS)
         return obs
 
+    def hidden(self, state: GameState, seat: int) -> np.ndarray:
+        """float32[H]: what ``seat``'s observation hides, from its point of view (a privileged critic's input).
+
+        Every seat's hand per rank slot (rotated and padded as the seat blocks: 0 is ``seat``
+        itself), then the deck per rank slot. ``H = (max_players + 1) * 14`` (`hidden_size`).
+        """
+        n = self._num_players
+        if not is_int(seat) or not 0 <= seat < n:
+            raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
+        out = np.zeros((self.max_players + 1, NUM_RANK_SLOTS), dtype=np.float32)
+        for offset in range(n):
+            out[offset] = rank_counts(state.hands[(seat + offset) % n])
+        out[-1] = rank_counts(state.deck)
+        return out.ravel()
+
+    @property
+    def hidden_size(self) -> int:
+        return (self.max_players + 1) * NUM_RANK_SLOTS
+
     def full_state(self, state: GameState) -> np.ndarray:
-        """Centralized-critic vector: seat 0's observation, every seat's hand, and the deck per rank."""
-        hands = np.zeros((self.max_players, NUM_RANK_SLOTS), dtype=np.float32)
-        for seat, hand in enumerate(state.hands):
-            hands[seat] = rank_counts(hand)
-        deck = np.array(rank_counts(state.deck), dtype=np.float32)
-        return np.concatenate([self.encode(state, 0), hands.ravel(), deck])
+        """Centralized-critic vector: seat 0's observation, then what it hides (every hand and the deck per rank)."""
+        return np.concatenate([self.encode(state, 0), self.hidden(state, 0)])
 
     @property
     def state_size(self) -> int:
-        return self.size + (self.max_players + 1) * NUM_RANK_SLOTS
+        return self.size + self.hidden_size

@@ -31,6 +31,8 @@ def _check_slot(games, state, i, encoder, actions):
     for game in games:
         assert game.current[i] == state.current, (i)
         assert np.array_equal(game.obs[i], obs), (i, np.flatnonzero(game.obs[i] != obs))
+        hidden = game.hidden(np.array([i]), np.array([seat]))[0]
+        assert np.array_equal(hidden, encoder.hidden(state, seat)), (i, "what the seat cannot see")
         assert game.mask[i].dtype == np.int8
         assert np.array_equal(game.mask[i], mask), (i, np.flatnonzero(game.mask[i]),
                                                    actions.legal_actions(state))

@@ -310,6 +310,24 @@ def test_a_rank_network_trains_and_its_policy_plays(tmp_path):
     assert policy.name.startswith("checkpoint:")
 
 
+@pytest.mark.parametrize("architecture, hidden_sizes", [("rank", (16, 8)), ("mlp", (16,))])
+def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_alone(tmp_path, architecture,
+                                                                                   hidden_sizes):
+    from safetensors.numpy import load_file
+
+    settings = dict(TINY, total_steps=600, architecture=architecture, hidden_sizes=hidden_sizes, critic="privileged")
+    final = train(TrainConfig(run_dir=str(tmp_path), **settings))
+    assert final["evaluation"] and np.isfinite(float(metric_rows(tmp_path)[-1]["value_loss"]))
+    names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
+    assert names and not any(name.startswith(("critic", "actor")) for name in names), "only the actor plays"
+    policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2))
+    assert policy.name.startswith("checkpoint:")
+    resumed = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=900)), resume=True)
+    assert resumed["learner_steps"] >= 900
+    with pytest.raises(ValueError, match="critic"):
+        train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=1200, critic="shared")), resume=True)
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "training" / "configs").glob("*.toml")), ids=lambda p: p.name)
 def test_each_documented_config_file_trains(tmp_path, path):
     """Every file under training/configs is valid and runs (shrunk to a tiny run by flags, which win over it)."""
