@@ -1,6 +1,6 @@
 """Rouba-monte as an OpenSpiel Python game: ``pyspiel.load_game("python_rouba_monte", {...})``.
 
-Needs the ``openspiel`` extra (``pip install "rouba_env[openspiel]"``). Importing
+Needs the ``openspiel`` extra (``pip install open_spiel``). Importing
 this module registers the game. Parameters: ``num_players`` (2..8, default 2)
 and ``rules`` (a preset name, default ``standard``).
 
@@ -33,8 +33,10 @@ import numpy as np
 try:
     import pyspiel
 except ImportError as error:  # pragma: no cover (the extra's message)
-    raise ImportError('rouba_env.openspiel needs the openspiel extra: pip install "rouba_env[openspiel]" '
-                      f"({error.name} is missing)") from error
+    from rouba_env.extras import install_hint
+
+    raise ImportError(f"rouba_env.openspiel needs the openspiel extra ({error.name} is missing): "
+                      f"{install_hint('openspiel')}") from error
 
 from rouba_env.checks import check_int, check_number, is_int, shown
 from rouba_env.encoding.actions import ActionEncoding

@@ -59,19 +59,30 @@ def test_the_wheel_in_a_fresh_venv(tmp_path):
     elsewhere.mkdir()
     played = subprocess.run([str(python), "-c", PLAY_A_CHECKPOINT], capture_output=True, text=True, cwd=elsewhere)
     assert played.returncode == 0 and f"played {version('rouba_env')}" in played.stdout, played.stderr
-    assert "no rating table: it needs openskill" in played.stdout, "the core install evaluates 3 players too"
+    assert "rating (openskill PlackettLuce)" in played.stdout, "the core install rates 3 players, without torch"
     game = subprocess.run([str(bin_dir / "rouba-play"), "--opponents", "checkpoint:2p", "--seed", "1"],
                           input="1\n" * 40, capture_output=True, text=True, cwd=elsewhere, timeout=300)
     assert game.returncode == 0 and "cards" in game.stdout, game.stderr
     train = subprocess.run([str(bin_dir / "rouba-train")], capture_output=True, text=True, cwd=elsewhere)
-    assert train.returncode == 2 and 'pip install "rouba_env[train]"' in train.stderr
+    assert train.returncode == 2 and "pip install 'torch>=2.2'" in train.stderr and '-e ".[train]"' in train.stderr
 
 
 @pytest.mark.parametrize("missing", ["torch", "ray"])
 def test_rllib_support_without_its_extra_names_the_extra(missing):
     blocked = f"import sys; sys.modules[{missing!r}] = None\ntry:\n    import rouba_env.rllib\nexcept ImportError as e:\n    print(e)"
     result = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
-    assert 'needs the ray extra: pip install "rouba_env[ray]"' in result.stdout, result.stderr
+    assert "needs the ray extra" in result.stdout and "pip install 'ray[rllib]" in result.stdout, result.stderr
+
+
+def test_install_hints_name_the_extras_packages_as_pyproject_lists_them():
+    import tomllib
+
+    from rouba_env.extras import EXTRA_PACKAGES
+
+    extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    for extra, packages in EXTRA_PACKAGES.items():
+        assert tuple(extras[extra]) == packages, extra
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@
     rouba-train --best-response checkpoint:2p   # exploitability probe: train against one frozen player
     rouba-train --help                   # every setting, with its meaning and default
 
-Needs the ``train`` extra (``pip install "rouba_env[train]"``: torch,
+Needs the ``train`` extra (`rouba_env.extras.install_hint`: torch,
 tensorboard, matplotlib, tqdm). Errors are one ``error:`` line and exit status 2;
 a run stopped by Ctrl-C or SIGTERM writes a checkpoint, prints how to resume
 and exits with 130 or 143.
@@ -33,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
         from rouba_training.run_folder import RunFolderError, is_complete, read_resume_file
         from rouba_training.train import EXIT_INTERRUPTED, train
     except ImportError as error:
-        return fail(f"training needs the train extra ({error.name} is missing): pip install \"rouba_env[train]\" "
-                    f"(for torch's CPU-only build, which is far smaller, first: {TORCH_CPU_INSTALL})")
+        from rouba_env.extras import install_hint
+
+        return fail(f"training needs the train extra ({error.name} is missing): {install_hint('train')}; "
+                    f"for torch's CPU-only build, which is far smaller, first: {TORCH_CPU_INSTALL}")
     from pathlib import Path
     import signal
 

@@ -119,12 +119,12 @@ def player_stats(label: str, spec: str, player: int, records: Sequence) -> Playe
                        1000 * seconds / decisions if decisions else None)
 
 
-RATINGS_NEED = 'openskill (pip install "rouba_env[train]" or pip install openskill)'
+RATINGS_NEED = "openskill (pip install openskill)"
 """What the rating table needs; the core install plays and evaluates without it."""
 
 
 def ratings_available() -> bool:
-    """True when openskill can be imported (the ``train`` and ``dev`` extras bring it)."""
+    """True when openskill can be imported (a core dependency; a hand-made install may lack it)."""
     import importlib.util
 
     return importlib.util.find_spec("openskill") is not None

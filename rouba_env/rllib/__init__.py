@@ -1,6 +1,6 @@
 """RLlib support (new API stack): a multi-agent env, masked and scripted RLModules, self-play helpers.
 
-Needs the ``ray`` extra (``pip install "rouba_env[ray]"``: Ray with RLlib, and
+Needs the ``ray`` extra (`rouba_env.extras.install_hint`: Ray with RLlib, and
 torch); nothing else in the package imports it. Three modules:
 `rouba_env.rllib.env` (the environment), `rouba_env.rllib.modules` (RL
 modules) and `rouba_env.rllib.selfplay` (self-play and a module as a player);
@@ -39,8 +39,10 @@ try:
     import ray.rllib  # noqa: F401
     import torch  # noqa: F401
 except ImportError as error:
-    raise ImportError(f"rouba_env.rllib needs the ray extra: pip install \"rouba_env[ray]\" "
-                      f"(Ray with RLlib, and torch); {error.name} is missing") from error
+    from rouba_env.extras import install_hint
+
+    raise ImportError(f"rouba_env.rllib needs the ray extra ({error.name} is missing): {install_hint('ray')}, "
+                      f"and torch") from error
 
 from rouba_env.rllib.env import (
     ACTION_MASK,

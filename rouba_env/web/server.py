@@ -316,6 +316,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeError) as error:  # an unknown host, a port in use, no permission
         print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
+    if args.host not in LOOPBACK_NAMES:
+        print(f"warning: listening on {args.host}, not only on this machine: anyone who can reach this address "
+              f"can start and play games here (the default --host {DEFAULT_HOST} keeps it private)",
+              file=sys.stderr, flush=True)
     print(f"rouba-monte in the browser: {server.url}  (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()

@@ -43,3 +43,16 @@ def test_bad_options_are_clean_errors(tmp_path, capsys):
         with pytest.raises(SystemExit) as exit_info:
             parse_args(argv)
         assert exit_info.value.code == 2 and words in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_public_address_is_announced_with_a_warning():
+    process = subprocess.Popen([sys.executable, "-m", "rouba_env", "play", "--web", "--host", "0.0.0.0", "--port", "0",
+                                "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first_line = process.stdout.readline()
+        assert "http://0.0.0.0:" in first_line, first_line
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert "warning: listening on 0.0.0.0, not only on this machine" in err
