@@ -71,6 +71,9 @@ def choose_move(state) -> engine.Move | None:
     print("\nyour moves:")
     for number, move in enumerate(moves, start=1):
         print(f"  {number:>2}. {describe_move(state, move)}")
+    if len(moves) == 1:  # nothing to choose: say so and play it
+        print("only one legal move: playing it")
+        return moves[0]
     while True:
         answer = ask(f"move [1-{len(moves)}, q to quit]: ")
         if answer is None or answer.strip().lower() in ("q", "quit", "exit"):
@@ -104,6 +107,19 @@ def main(argv: list[str] | None = None) -> int:
         f"{names[seat]}: {describe_move(table.state, table.actions.decode(action), seat)}")
     table.start(rng)
     print(f"rouba-monte, {rules.num_players} players; you are player {args.seat}.")
+    try:
+        return play_out(table, rng, args.seat, names)
+    except KeyboardInterrupt:  # Ctrl-C at the prompt: a clean stop, as the trainer's
+        print("\nstopped")
+        return EXIT_CTRL_C
+
+
+EXIT_CTRL_C = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as the shell and the trainer give."""
+
+
+def play_out(table: Table, rng: np.random.Generator, you: int, names: dict) -> int:
+    """Play the game to its end at the terminal, ``you`` at the keyboard; the exit status."""
     while True:
         try:
             table.play_seated(rng)
@@ -111,14 +127,14 @@ def main(argv: list[str] | None = None) -> int:
             return fail(str(error))
         if table.over:
             break
-        print("\n" + render_text(table.state, viewer=args.seat))
+        print("\n" + render_text(table.state, viewer=you))
         move = choose_move(table.state)
         if move is None:
             print("bye!")
             return 0
         table.play(table.actions.encode(move), who="you")
     state = table.state
-    print("\n" + render_text(state, viewer=args.seat))
+    print("\n" + render_text(state, viewer=you))
     points = scoring.scores(state)
     top = scoring.winners(state)
     for seat, score in enumerate(points):
@@ -126,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(top) > 1:
         print("tie between " + " and ".join(names[s] for s in top))
     else:
-        print("you win!" if top[0] == args.seat else f"{names[top[0]]} wins")
+        print("you win!" if top[0] == you else f"{names[top[0]]} wins")
     return 0
 
 

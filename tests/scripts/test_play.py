@@ -40,3 +40,32 @@ def test_bad_opponent_spec_is_a_clean_error():
     assert "Traceback" not in result.stderr
     missing = play(["--opponents", "checkpoint:does-not-exist"], "")
     assert missing.returncode == 2 and "no checkpoint" in missing.stderr
+
+
+def test_ctrl_c_at_the_prompt_stops_cleanly_with_status_130():
+    import signal
+    import time
+
+    process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--opponents", "greedy",
+                                "--seed", "3"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    seen = ""
+    while "move [" not in seen and time.monotonic() < deadline:
+        seen += process.stdout.read(1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and "stopped" in out and "Traceback" not in err, (process.returncode, err)
+
+
+def test_a_single_legal_move_is_played_without_asking(capsys, monkeypatch):
+    from rouba_env.cli.play import choose_move
+    from rouba_env.rules.config import RulesConfig
+    from rouba_env.rules.engine import legal_moves
+    from tests.rules.scenario import make_state
+
+    state = make_state(RulesConfig(num_players=2), hands=["7", "2"], table="", deck="", current=0)
+    assert len(legal_moves(state)) == 1
+    monkeypatch.setattr("builtins.input", lambda prompt: pytest.fail("asked although nothing is to choose"))
+    assert choose_move(state) == legal_moves(state)[0]
+    assert "only one legal move: playing it" in capsys.readouterr().out
