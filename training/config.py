@@ -44,6 +44,7 @@ LIMITS = {
     "ent_coef": (0, 10),
     "vf_coef": (0, 100),
     "max_grad_norm": (0, 10**6),
+    "hand_coef": (0, 100),
 }
 """Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
 
@@ -107,6 +108,10 @@ class TrainConfig:
     hidden_sizes: tuple[int, ...] = setting(
         (128, 64),
         'For architecture rank, (context width, token width); for mlp, the widths of its hidden layers.')
+    hand_coef: float = setting(
+        0.0,
+        "Weight of an auxiliary loss: the network also predicts every other hand and the deck per rank "
+        "(squared error against the real cards during training); 0: no such head. The head is not saved.")
     critic: str = setting(
         "shared",
         "Value estimate for PPO: shared (the actor's own value head, from the observation) or privileged "

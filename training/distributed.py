@@ -78,7 +78,8 @@ class RolloutWorker:
         encoder = ObservationEncoder(self.tables[0], max_players)
         num_actions = ActionEncoding(self.tables[0], max_players).size
         self.network = make_network(self.config.architecture, encoder.size, num_actions, self.config.hidden_sizes,
-                                    max_players, self.config.critic, encoder.hidden_size).eval()
+                                    max_players, self.config.critic, encoder.hidden_size,
+                                    self.config.hand_coef > 0).eval()
         scripted = {spec: [make_policy(spec, rules, max_players) for rules in self.tables]
                     for spec in self.config.scripted_opponents}
         c = self.config

@@ -17,7 +17,7 @@ from torch import nn
 from rouba_env.players.features import extended_index, rank_context_index, rank_feature_index
 from rouba_env.players.network import MASKED_LOGIT, MLP, NetworkPolicy, RankNetwork
 from rouba_env.players.checkpoint import write_checkpoint
-from rouba_env.rules.engine import NUM_KINDS
+from rouba_env.rules.engine import NUM_KINDS, NUM_RANK_SLOTS
 from rouba_env.rules.config import RulesConfig
 
 ORTHOGONAL_HIDDEN_GAIN = float(np.sqrt(2))
@@ -54,6 +54,15 @@ class ActorCritic(nn.Module):
         """(logits[B, A], value[B]) for observations[B, D]."""
         hidden = self.trunk(obs)
         return self.policy_head(hidden), self.value_head(hidden).squeeze(-1)
+
+    def add_hand_head(self, hidden_size: int) -> None:
+        """An auxiliary head predicting what the observation hides (`HAND_HEAD`), read from the trunk."""
+        self.hand_head = _linear(self.trunk[-2].out_features, hidden_size, VALUE_HEAD_GAIN)
+
+    def forward_with_hands(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(logits, value, predicted hidden cards[B, H]) in one pass (needs `add_hand_head`)."""
+        hidden = self.trunk(obs)
+        return self.policy_head(hidden), self.value_head(hidden).squeeze(-1), self.hand_head(hidden)
 
 
 def _linear(inputs: int, outputs: int, gain: float, bias: bool = True) -> nn.Linear:
@@ -99,6 +108,21 @@ class RankActorCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits[B, A], value[B]) for observations[B, D]."""
+        logits, value, _ = self._forward(obs)
+        return logits, value
+
+    def add_hand_head(self, hidden_size: int) -> None:
+        """An auxiliary head predicting what the observation hides (`HAND_HEAD`): from each rank's token,
+        that rank's count in every seat's hand and in the deck."""
+        self.hand_head = _linear(self.token.out_features, hidden_size // NUM_RANK_SLOTS, VALUE_HEAD_GAIN)
+
+    def forward_with_hands(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(logits, value, predicted hidden cards[B, H]) in one pass (needs `add_hand_head`)."""
+        logits, value, tokens = self._forward(obs)
+        per_rank = self.hand_head(tokens)  # [B, R, seats + deck]
+        return logits, value, per_rank.transpose(1, 2).reshape(obs.shape[0], -1)
+
+    def _forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         batch = obs.shape[0]
         extended = torch.cat([obs, obs.new_zeros(batch, 1), obs.new_ones(batch, 1)], dim=1)
         features = extended[:, self.first] * extended[:, self.second]  # [B, R, F]
@@ -111,7 +135,7 @@ class RankActorCritic(nn.Module):
         joker = self.joker_head(ranks) + self.joker_context(tokens[:, -1])[:, None, :]
         logits = torch.cat([natural, joker], dim=1).reshape(batch, -1)
         value = self.value_head(torch.cat([tokens.mean(dim=1), context], dim=1))
-        return logits, value.squeeze(-1)
+        return logits, value.squeeze(-1), tokens
 
 
 CRITICS = ("shared", "privileged")
@@ -149,6 +173,11 @@ class PrivilegedCritic(nn.Module):
             return logits, value
         return logits, self.critic(torch.cat([obs, hidden], dim=1)).squeeze(-1)
 
+    def forward_with_hands(self, obs: torch.Tensor,
+                           hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        logits, _, hands = self.actor.forward_with_hands(obs)
+        return logits, self.critic(torch.cat([obs, hidden], dim=1)).squeeze(-1), hands
+
 
 def playing_network(network: nn.Module) -> "ActorCritic | RankActorCritic":
     """The part of a trainer's network that plays and is saved: the actor of a `PrivilegedCritic`."""
@@ -156,15 +185,17 @@ def playing_network(network: nn.Module) -> "ActorCritic | RankActorCritic":
 
 
 def make_network(architecture: str, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...],
-                 max_players: int, critic: str = "shared",
-                 hidden_size: int = 0) -> "ActorCritic | RankActorCritic | PrivilegedCritic":
-    """The trainer's network for ``TrainConfig.architecture`` and ``TrainConfig.critic``."""
+                 max_players: int, critic: str = "shared", hidden_size: int = 0,
+                 hand_head: bool = False) -> "ActorCritic | RankActorCritic | PrivilegedCritic":
+    """The trainer's network for ``TrainConfig.architecture``, ``critic`` and ``hand_coef`` (a hand head)."""
     if architecture == "rank":
         actor: ActorCritic | RankActorCritic = RankActorCritic(obs_size, num_actions, hidden_sizes, max_players)
     elif architecture == "mlp":
         actor = ActorCritic(obs_size, num_actions, hidden_sizes)
     else:
         raise ValueError(f"architecture must be mlp or rank, got {architecture!r}")
+    if hand_head:
+        actor.add_hand_head(hidden_size)
     if critic == "privileged":
         return PrivilegedCritic(actor, hidden_size)
     if critic != "shared":
@@ -177,10 +208,15 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
 
 
+HAND_HEAD = "hand_head"
+"""The auxiliary hand-prediction head's name: trained with the network, never saved in a checkpoint
+(a player needs no guess of the hands to play; the head only shapes what the network learns)."""
+
+
 def network_tensors(network: ActorCritic) -> dict[str, np.ndarray]:
-    """The network's weights as float32 numpy arrays on the CPU (checkpoint names)."""
+    """The network's playing weights as float32 numpy arrays on the CPU (checkpoint names; no hand head)."""
     return {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
-            for name, tensor in network.state_dict().items()}
+            for name, tensor in network.state_dict().items() if not name.startswith(HAND_HEAD + ".")}
 
 
 def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max_players: int,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_training.network import masked_logits
+from rouba_training.network import PrivilegedCritic, masked_logits
 
 
 class MaskedCategorical:
@@ -102,7 +102,7 @@ def ppo_loss(new_log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages:
     return LossParts(total, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction)
 
 
-LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss")
 """Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
 
 
@@ -128,15 +128,26 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     for _ in range(config.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)
         for rows in torch.tensor_split(order, minibatches):
-            logits, values = network(obs[rows]) if hidden is None else network(obs[rows], hidden[rows])
+            hand_loss = None
+            if config.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
+                if isinstance(network, PrivilegedCritic):
+                    logits, values, hands = network.forward_with_hands(obs[rows], hidden[rows])
+                else:
+                    logits, values, hands = network.forward_with_hands(obs[rows])
+                hand_loss = ((hands - hidden[rows]) ** 2).mean()
+            elif hidden is None:
+                logits, values = network(obs[rows])
+            else:
+                logits, values = network(obs[rows], hidden[rows])
             dist = MaskedCategorical(logits, mask[rows])
             loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], advantages[rows], values,
                             returns[rows], dist.entropy(), config.clip_coef, config.vf_coef, config.ent_coef)
-            if not torch.isfinite(loss.total):
-                raise RuntimeError(f"the loss became {float(loss.total)} at update {update}; "
+            total = loss.total if hand_loss is None else loss.total + config.hand_coef * hand_loss
+            if not torch.isfinite(total):
+                raise RuntimeError(f"the loss became {float(total)} at update {update}; "
                                    f"lower --learning-rate or check the run's settings")
             optimizer.zero_grad()
-            loss.total.backward()
+            total.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
             optimizer.step()
             stats["policy_loss"].append(loss.policy.item())
@@ -144,4 +155,5 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             stats["entropy"].append(loss.entropy.item())
             stats["approx_kl"].append(loss.approx_kl.item())
             stats["clip_fraction"].append(loss.clip_fraction.item())
+            stats["hand_loss"].append(0.0 if hand_loss is None else hand_loss.item())
     return {name: float(np.mean(values)) for name, values in stats.items()}

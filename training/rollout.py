@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_training.network import ActorCritic, PrivilegedCritic
+from rouba_training.network import HAND_HEAD, ActorCritic, PrivilegedCritic, playing_network
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import slot_deal_seed
 from rouba_env.vector_table import OPEN_SEAT, VectorTable
@@ -108,10 +108,10 @@ class SelfPlayGames:
         obs, mask = table.obs, table.mask
         recorded = (table.current == self.learner_seat) & record
         hidden = None
-        if isinstance(network, PrivilegedCritic):  # every slot has a live game and an open seat to act
+        if needs_hidden(network):  # every slot has a live game and an open seat to act
             hidden = table.game.hidden(self._slots, table.current)
         with torch.no_grad():
-            if hidden is None:
+            if hidden is None or not isinstance(network, PrivilegedCritic):
                 logits, values = network(torch.as_tensor(obs, device=device))
             else:
                 logits, values = network(torch.as_tensor(obs, device=device), torch.as_tensor(hidden, device=device))
@@ -177,6 +177,11 @@ class SelfPlayGames:
             engine_steps=self.moves - moves_before,
             hidden=None if steps[0]["hidden"] is None else np.concatenate([s["hidden"] for s in steps]),
         )
+
+
+def needs_hidden(network: torch.nn.Module) -> bool:
+    """True when training reads what the observations hide: a privileged critic or a hand head."""
+    return isinstance(network, PrivilegedCritic) or hasattr(playing_network(network), HAND_HEAD)
 
 
 def merge(batches: list[Batch]) -> Batch:

@@ -145,11 +145,18 @@ def save_resume_file(run_dir: Path, state: dict) -> None:
 
 
 def append_rows(path: Path, fields: list[str], rows: list[dict]) -> None:
-    """Append rows to a CSV file, with a header when the file is new."""
+    """Append rows to a CSV file, with a header when the file is new.
+
+    An existing file keeps its own columns (a run begun by an older version resumes into them).
+    """
     new = not path.exists()
+    if not new:
+        with path.open(newline="") as stream:
+            header = next(csv.reader(stream), None)
+        fields = header or fields
     try:
         with path.open("a", newline="") as stream:
-            writer = csv.DictWriter(stream, fieldnames=fields)
+            writer = csv.DictWriter(stream, fieldnames=fields, extrasaction="ignore")
             if new:
                 writer.writeheader()
             writer.writerows(rows)

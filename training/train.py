@@ -52,11 +52,11 @@ from rouba_training.run_folder import (
 METRIC_FIELDS = [
     "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",
     "learning_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
-    "train_reward", "pool_size",
+    "train_reward", "pool_size", "hand_loss",
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score"]
-SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic")
+SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic", "hand_coef")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """Exit codes of a run stopped by a signal (128 + the signal number), after its checkpoint is written."""
@@ -174,7 +174,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     encoder = ObservationEncoder(tables[0], max_players)
     num_actions = ActionEncoding(tables[0], max_players).size
     network = make_network(config.architecture, encoder.size, num_actions, config.hidden_sizes, max_players,
-                           config.critic, encoder.hidden_size).to(device)
+                           config.critic, encoder.hidden_size, config.hand_coef > 0).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),
                         config.pool_size)

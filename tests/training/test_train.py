@@ -386,3 +386,18 @@ def test_a_shipped_config_is_named_without_a_path(tmp_path, monkeypatch):
 def test_a_config_that_is_no_settings_file_is_refused_at_once(path, message):
     with pytest.raises(ValueError, match=message):
         load_toml(Path(path))
+
+
+@pytest.mark.parametrize("architecture, hidden_sizes, critic", [("rank", (16, 8), "shared"),
+                                                                ("mlp", (16,), "privileged")])
+def test_a_hand_head_trains_its_loss_down_is_logged_and_is_not_saved(tmp_path, architecture, hidden_sizes, critic):
+    from safetensors.numpy import load_file
+
+    settings = dict(TINY, total_steps=1500, architecture=architecture, hidden_sizes=hidden_sizes, critic=critic,
+                    hand_coef=1.0)
+    final = train(TrainConfig(run_dir=str(tmp_path), **settings))
+    losses = [float(row["hand_loss"]) for row in metric_rows(tmp_path)]
+    assert final["evaluation"] and all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+    names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
+    assert not any(name.startswith("hand_head") for name in names), "the head only shapes training"
+    assert make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2)).name
