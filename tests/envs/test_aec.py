@@ -161,3 +161,13 @@ def test_scripted_players_do_not_pull_torch():
             "[make_policy(s, preset('standard')) for s in ('random', 'greedy', 'heuristic', 'expert')]; "
             "assert 'torch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_versioned_module_is_the_aec_environment():
+    from pettingzoo.test import api_test
+
+    from rouba_env import rouba_monte_v0
+    from rouba_env.envs import aec
+
+    assert rouba_monte_v0.env is aec.env and rouba_monte_v0.raw_env is aec.raw_env
+    api_test(rouba_monte_v0.env(num_players=3), num_cycles=50)
