@@ -47,7 +47,7 @@ from rouba_env.checks import check_choice, check_int
 from rouba_env.streams import RowStreams
 from rouba_env.table import Table
 from rouba_env.vector_table import VectorTable, plays_in_batch, require_batch_player
-from rouba_env.evaluation.stats import RATINGS_NEED, PlayerStats, player_stats, rating_table
+from rouba_env.evaluation.stats import RATINGS_NEED, PlayerStats, group_stats, player_stats, rating_table
 
 DEAL_SEED_BITS = 63
 CHUNKS_PER_WORKER = 16
@@ -295,6 +295,8 @@ class EvaluationResult:
     ratings: list[dict] | None
     lineup_results: list[dict] | None = None
     """For a pool: per lineup, each member's win rate and mean margin in that lineup's games."""
+    groups: list[dict] | None = None
+    """For a spec at several seats of one lineup (the field of ``A B B B``): their results as one row."""
 
     @property
     def games(self) -> int:
@@ -321,6 +323,7 @@ class EvaluationResult:
             "results": results,
             "ratings": self.ratings,
             "lineup_results": self.lineup_results,
+            "groups": self.groups,
             "game_records": [[r.deal, r.lineup, r.rotation, list(r.seats), list(r.scores)] for r in self.records],
         }
 
@@ -346,6 +349,13 @@ class EvaluationResult:
                 f"  {s.mean_margin:>+7.2f}  {interval(s.margin_low, s.margin_high, 2):>14}"
                 f"  {'n/a' if s.ms_per_decision is None else f'{s.ms_per_decision:.2f}':>8}  {seats}"
             )
+        if self.groups:
+            lines.append("")
+            lines.append("together (the share of games one of them won):")
+            for row in self.groups:
+                lines.append(f"{row['label']:<{width}}  {row['games']:>6}  {row['win_rate'] * 100:>6.1f}  "
+                             f"{interval(row['win_low'], row['win_high'], 1, 100):>14}  "
+                             f"{row['mean_score']:>6.2f}  (mean score per seat)")
         if self.lineup_results:
             lines.append("")
             lines.append("per lineup (win %, mean margin):")
@@ -503,4 +513,11 @@ def summarize(
                 members.append({"player": s.label, "win_rate": s.win_rate, "win_low": s.win_low,
                                 "win_high": s.win_high, "mean_margin": s.mean_margin})
             lineup_results.append({"games": len(subset), "members": members})
-    return EvaluationResult(config, labels, player_specs, lineups, seed, deals, records, stats, ratings, lineup_results)
+    groups = None
+    if not is_pool:
+        by_spec: dict[str, list[int]] = {}
+        for player, spec in enumerate(player_specs):
+            by_spec.setdefault(spec, []).append(player)
+        groups = [group_stats(spec, players, records) for spec, players in by_spec.items() if len(players) > 1] or None
+    return EvaluationResult(config, labels, player_specs, lineups, seed, deals, records, stats, ratings, lineup_results,
+                            groups)

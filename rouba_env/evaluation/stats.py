@@ -82,6 +82,28 @@ class PlayerStats:
     """Mean wall-clock milliseconds per move chosen (the machine's and the worker count's figure)."""
 
 
+def group_stats(spec: str, players: Sequence[int], records: Sequence) -> dict:
+    """One row for several seats of the same spec (the field of ``A B B B``): the share of games one of them won.
+
+    Over the games where any of ``players`` sits: the win share of those seats together (Wilson 95%
+    interval) and their mean score per seat.
+    """
+    members = set(players)
+    shares, points = [], []
+    for record in records:
+        seats = [seat for seat, player in enumerate(record.seats) if player in members]
+        if not seats:
+            continue
+        game_shares = win_shares(record.scores)
+        shares.append(sum(game_shares[seat] for seat in seats))
+        points.extend(record.scores[seat] for seat in seats)
+    games, wins = len(shares), float(sum(shares))
+    low, high = wilson_interval(wins, games)
+    return {"label": f"{spec} x{len(members)}", "spec": spec, "seats": len(members), "games": games,
+            "win_rate": wins / games if games else 0.0, "win_low": low, "win_high": high,
+            "mean_score": float(np.mean(points)) if points else 0.0}
+
+
 def player_stats(label: str, spec: str, player: int, records: Sequence) -> PlayerStats:
     """Statistics of ``player`` over the games it played among ``records`` (each with ``seats`` and ``scores``)."""
     shares, points, margin_values, seat_rows = [], [], [], {}

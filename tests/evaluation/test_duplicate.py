@@ -187,3 +187,14 @@ def test_engine_choice_is_checked_before_any_game():
         evaluate(["random", "heuristic"], games=2, engine="fast")
     mixed = evaluate(["expert:samples=4", "random"], games=2, seed=1)  # auto: expert plays one game at a time
     assert mixed.games == 2
+
+
+def test_the_field_is_also_reported_as_one_row():
+    result = evaluate(["heuristic", "random"], num_players=4, games=40, seed=2, fill="field")
+    assert result.labels == ["heuristic", "random", "random#2", "random#3"]
+    (field,) = result.groups
+    assert field["label"] == "random x3" and field["games"] == result.games
+    heuristic = result.players[0]
+    assert abs(field["win_rate"] + heuristic.win_rate - 1.0) < 1e-9, "one seat against the field: shares add to 1"
+    assert "random x3" in result.format_table() and result.to_dict()["groups"][0]["seats"] == 3
+    assert evaluate(["heuristic", "random"], games=4, seed=1).groups is None
