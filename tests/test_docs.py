@@ -29,4 +29,12 @@ def test_the_site_builds_strictly_with_generated_tables_and_the_example_files(tm
     for path in (ROOT / "examples").glob("*.py"):
         assert path.name in examples
     assert "load_policy" in examples, "the example files themselves are shown"
-    assert (tmp_path / "api" / "index.html").read_text().count("SingleAgentEnv") > 1
+    api = (tmp_path / "api" / "index.html").read_text()
+    assert api.count("SingleAgentEnv") > 1
+    for name in ("rouba_env.envs.aec.raw_env", "rouba_env.envs.single_agent.SingleAgentEnv",
+                 "rouba_env.envs.vector_env.RoubaVectorEnv", "rouba_env.batched.game.VectorGame",
+                 "rouba_env.table.Table", "rouba_env.vector_table.VectorTable", "rouba_env.rules.config.RulesConfig",
+                 "rouba_env.players.registry.make_policy", "rouba_env.evaluation.duplicate.evaluate",
+                 "rouba_training.config.TrainConfig", "rouba_training.train.train"):
+        assert f'<h3 id="{name}"' in api, f"the API reference names {name} under its own heading"
+    assert "opponent_model" not in api and "rollout_actions" not in api, "internals are hidden"

@@ -220,7 +220,7 @@ class ExpertPolicy(BasePolicy):
         else:
             self.rollout_policy = ROLLOUT_PLAYERS[rollout](rules)
         """Plays every seat in the rollouts, on the batched engine's unpadded observations."""
-        self.rollout_actions = ActionEncoding(rules)
+        self._rollout_actions = ActionEncoding(rules)
         """The batched engine's (unpadded) action encoding."""
 
     def sample_count(self, view: ObservationView) -> int:
@@ -261,7 +261,7 @@ class ExpertPolicy(BasePolicy):
         """
         rules, count = self.rules, len(moves)
         game = VectorGame.from_states(rules, [state for state in states for _ in range(count)])
-        first = np.array([self.rollout_actions.encode(move) for move in moves], dtype=np.int64)
+        first = np.array([self._rollout_actions.encode(move) for move in moves], dtype=np.int64)
         game.step(np.tile(first, len(states)))
         actions = np.zeros(game.batch_size, dtype=np.int64)
         live = game.current >= 0

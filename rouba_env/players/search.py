@@ -104,7 +104,7 @@ class SearchPolicy(BasePolicy):
         if opponent not in SEARCH_OPPONENT_MODELS:
             raise ValueError(f"search opponent must be one of {sorted(SEARCH_OPPONENT_MODELS)}, got {opponent!r}")
         self.opponent = opponent
-        self.opponent_model = self.inner if opponent == SEARCH_NETWORK_OPPONENT else \
+        self._opponent_model = self.inner if opponent == SEARCH_NETWORK_OPPONENT else \
             SEARCH_OPPONENT_MODELS[opponent](rules)
         """Plays the other seats in the look-ahead: the network itself, or a scripted player."""
         self.policy = policy
@@ -143,7 +143,7 @@ class SearchPolicy(BasePolicy):
             if own.any():
                 actions[own] = self.inner.act_batch(game.obs[own], game.mask[own], rng)
             if others.any():
-                actions[others] = self.opponent_model.act_batch(game.obs[others], game.mask[others], rng)
+                actions[others] = self._opponent_model.act_batch(game.obs[others], game.mask[others], rng)
             game.step(actions)
             finished = live & game.done
             values[finished] = game.rewards[finished, seat]

@@ -85,7 +85,7 @@ def test_search_spec_options_are_checked():
     search = make_policy("search:samples=3,depth=2,max_moves=4,z=0.5,policy=checkpoint:2p", config)
     assert (search.samples, search.depth, search.max_moves, search.z) == (3, 2, 4, 0.5)
     assert make_policy("search", config).policy == "2p"
-    assert isinstance(make_policy("search:opponent=heuristic", config).opponent_model, HeuristicPolicy)
+    assert isinstance(make_policy("search:opponent=heuristic", config)._opponent_model, HeuristicPolicy)
     for spec, message in (("search:samples=0", "samples"), ("search:depth=-1", "depth"),
                           ("search:opponent=random", "opponent"),
                           ("search:samples=many", "not a valid int"), ("search:z=-1", "z must"),
