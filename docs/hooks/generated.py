@@ -57,7 +57,9 @@ def train_config_table() -> str:
     rows = ["| setting | default | meaning |", "|---|---|---|"]
     for field in dataclasses.fields(TrainConfig):
         default = " ".join(map(str, field.default)) if isinstance(field.default, tuple) else field.default
-        rows.append(f"| `--{field.name.replace('_', '-')}` | `{default!s}` | {field.metadata[HELP]} |")
+        shown = f"`{default!s}`" if str(default) != "" else "(none)"
+        flag = field.name.replace("_", "-")
+        rows.append(f"| <code style=\"white-space: nowrap\">--{flag}</code> | {shown} | {field.metadata[HELP]} |")
     return "\n".join(rows)
 
 
