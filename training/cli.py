@@ -28,8 +28,11 @@ def format_value(value) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from rouba_training.config import build_config, parse_request  # no torch: --help reads without it
+
+    if {"-h", "--help"} & set(sys.argv[1:] if argv is None else argv):
+        parse_request(argv)  # prints the settings and exits
     try:
-        from rouba_training.config import build_config, parse_request
         from rouba_training.run_folder import RunFolderError, is_complete, read_resume_file
         from rouba_training.train import EXIT_INTERRUPTED, train
     except ImportError as error:

@@ -130,3 +130,15 @@ def test_the_checkpoint_writer_refuses_a_network_the_loader_would_refuse(tmp_pat
     with pytest.raises(ValueError, match="what a checkpoint may hold"):
         write_checkpoint(tmp_path / "big", {}, preset("standard"), 2, (MAX_HIDDEN_WIDTH + 1,))
     assert not (tmp_path / "big").exists()
+
+
+def test_the_training_settings_read_without_torch():
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['torch'] = None\nfrom rouba_training.cli import main\nsys.exit(main(['--help']))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "--total-steps" in result.stdout and "--critic" in result.stdout, result.stderr
+    code = "import sys; sys.modules['torch'] = None\nfrom rouba_training.cli import main\nsys.exit(main([]))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "pip install 'torch>=2.2'" in result.stderr and "Traceback" not in result.stderr
