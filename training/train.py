@@ -55,7 +55,7 @@ METRIC_FIELDS = [
     "train_reward", "pool_size", "hand_loss",
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
-               "mean_margin", "mean_score"]
+               "mean_margin", "mean_score", "kind"]
 SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic", "hand_coef")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -248,11 +248,11 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             "evaluation": latest_eval,
         })
 
-    def run_evaluation(games_per_opponent: int) -> list[dict]:
+    def run_evaluation(games_per_opponent: int, kind: str) -> list[dict]:
         rows = []
         for rules in tables:
             for row in evaluate_network(network, rules, max_players, config.eval_opponents, games_per_opponent):
-                row = {"update": update, "learner_steps": learner_steps, **row}
+                row = {"update": update, "learner_steps": learner_steps, **row, "kind": kind}
                 if len(tables) > 1:
                     row["opponent"] = f"{row['opponent']}@{rules.num_players}p"
                 rows.append(row)
@@ -300,7 +300,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
                 pool.add_snapshot(network, learner_steps)
             if config.eval_interval and update % config.eval_interval == 0 and not received:
                 evaluation_started = time.perf_counter()
-                latest_eval = run_evaluation(config.eval_games)
+                latest_eval = run_evaluation(config.eval_games, "periodic")
                 evaluation_seconds += time.perf_counter() - evaluation_started
                 append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
                 bar.write(f"update {update}, {learner_steps} steps: " + ", ".join(
@@ -326,7 +326,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     save_checkpoint()
     if config.final_eval_games:
         started = time.perf_counter()
-        final["evaluation"] = run_evaluation(config.final_eval_games)
+        final["evaluation"] = run_evaluation(config.final_eval_games, "final")
         final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
         latest_eval = final["evaluation"]
         append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)

@@ -82,6 +82,9 @@ def test_tiny_training_run_writes_everything(tmp_path):
         assert (tmp_path / name).exists(), name
     assert final["learner_steps"] >= 1500 and final["evaluation"][0]["opponent"] == "random"
     assert final["interrupted"] is None
+    with (tmp_path / "eval.csv").open(newline="") as stream:
+        kinds = [row["kind"] for row in csv.DictReader(stream)]
+    assert set(kinds) == {"periodic", "final"} and kinds[-1] == "final", "eval.csv tells the final rows apart"
     saved = assert_consistent(tmp_path)
     assert saved["learner_steps"] == final["learner_steps"]
     policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard"))
