@@ -37,8 +37,8 @@ class RowStreams:
         self._rows = np.arange(len(generators), dtype=np.int64)
         interfaces = [generator.bit_generator.ctypes for generator in generators]
         self._states = np.array([interface.state_address for interface in interfaces], dtype=np.uint64)
-        functions = {ctypes.cast(interface.next_double, ctypes.c_void_p).value for interface in interfaces}
-        self._next_double = _DOUBLE_OF_STATE(functions.pop()) if len(functions) == 1 else None
+        functions = {ctypes.cast(interface.next_double, ctypes.c_void_p).value or 0 for interface in interfaces}
+        self._next_double = _DOUBLE_OF_STATE(functions.pop()) if len(functions) == 1 and 0 not in functions else None
         """One bit generator kind for every row (the compiled path), else None (a Python loop)."""
 
     def __len__(self) -> int:

@@ -149,7 +149,7 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
     # ------------------------------------------------------------ episodes
 
     @property
-    def np_random(self) -> list[np.random.Generator]:
+    def generators(self) -> list[np.random.Generator]:
         """Each game's Generator (seat, opponents, deals and the opponents' moves all draw from it)."""
         if self._generators is None:
             raise RuntimeError("call reset() first")
@@ -160,14 +160,14 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         n = self.rules.num_players
         lineups = np.empty((len(slots), n - 1), dtype=np.int64)
         deals = np.empty(len(slots), dtype=np.int64)
-        random_seat, sampler, generators = self.seat_choice == "random", self._sampler, self._generators
+        random_seat, sampler, generators = self.seat_choice == "random", self._sampler, self.generators
         for row, slot in enumerate(slots.tolist()):
             rng = generators[slot]
             if random_seat:
                 self.learner[slot] = rng.integers(n)
             else:
                 self.learner[slot] = self.seat_choice
-            lineups[row] = self._lineup_ids(sampler(rng)) if sampler is not None else self._fixed_lineup
+            lineups[row] = self._lineup_ids(sampler(rng)) if sampler is not None else self._fixed_lineup or []
             deals[row] = rng.integers(0, DEAL_SEED_BOUND)
         # Seat of the learner's k-th opponent: (learner + k) mod n, as `seat_lineup` seats a SingleAgentEnv.
         seats = np.full((len(slots), n), OPEN_SEAT, dtype=np.int64)
@@ -238,7 +238,7 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
             info = self._info()
             if len(ended):
                 info["final_obs"] = np.full(self.num_envs, None, dtype=object)
-                rows = (_row(final_obs, row) for row in range(len(ended))) if self.dict_observation else final_obs
+                rows = [_row(final_obs, row) for row in range(len(ended))]
                 for slot, row in zip(ended, rows):
                     info["final_obs"][slot] = row
                 info["_final_obs"] = terminated.copy()

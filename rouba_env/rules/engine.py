@@ -78,18 +78,18 @@ class GameState:
     """Moves played so far."""
     last_move: tuple[int, Move, int] | None = field(default=None)
     """(seat, move, card code) of the latest play, for display."""
-    passed: list[list[int]] | None = None
+    passed: list[list[int]] = field(default_factory=list)
     """What the table said, per seat since its hand was last dealt: per natural rank, the moves on which a
     card of that rank could be taken (from the table, or another seat's pile showing it) and the seat
-    played another rank (`table_talk`). None: all zero."""
-    played: list[list[int]] | None = None
+    played another rank (`table_talk`). Empty when made: all zero."""
+    played: list[list[int]] = field(default_factory=list)
     """Per seat since its hand was last dealt: cards it played per rank slot (jokers in slot 13)."""
 
     def __post_init__(self) -> None:
         n = len(self.hands)
-        if self.passed is None:
+        if not self.passed:
             self.passed = [[0] * NUM_RANKS for _ in range(n)]
-        if self.played is None:
+        if not self.played:
             self.played = [[0] * NUM_RANK_SLOTS for _ in range(n)]
 
     def copy(self) -> "GameState":
