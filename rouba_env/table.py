@@ -75,6 +75,11 @@ def illegal_player_message(player, seat: int, action, legal: Sequence[int]) -> s
             f"legal actions: {list(legal)}")
 
 
+def not_started(what: str) -> RuntimeError:
+    """The error of a table asked for something before its first game was dealt."""
+    return RuntimeError(f"call reset() before {what}")
+
+
 MoveHook = Callable[[int, int], None]
 """``hook(seat, action)``: told of a move just before (``before_move``) or just after (``after_move``) it is played."""
 
@@ -134,7 +139,7 @@ class Table:
 
     def require_started(self, what: str) -> engine.GameState:
         if self.state is None:
-            raise RuntimeError(f"call reset() before {what}")
+            raise not_started(what)
         return self.state
 
     def start(self, rng: np.random.Generator) -> None:
@@ -157,10 +162,10 @@ class Table:
     @property
     def current(self) -> int:
         """Seat to act, or `engine.NO_SEAT` once the game is over."""
-        return engine.NO_SEAT if self.over else self.state.current
+        return engine.NO_SEAT if self.over else self.require_started("reading the seat to act").current
 
     def _refresh_legal(self) -> None:
-        state = self.state
+        state = self.require_started("reading the legal moves")
         if self._legal_turn != state.turn:
             self._legal = engine.legal_moves(state)
             self._mask = self.actions.mask_of(self._legal)
@@ -177,7 +182,7 @@ class Table:
         """int8 mask of ``seat``'s legal actions (all zero when it is not that seat's turn or the game is over)."""
         state = self.state
         if state is None:
-            self.require_started("reading a mask")
+            raise not_started("reading a mask")
         if seat != state.current or self.offender is not None:  # not its turn, or the game is over
             return np.zeros(self.actions.size, dtype=np.int8)
         if self._legal_turn != state.turn:
@@ -186,9 +191,10 @@ class Table:
 
     def observation(self, seat: int) -> np.ndarray:
         """``seat``'s observation vector (see `rouba_env.encoding.observation`)."""
-        if self.state is None:
-            self.require_started("observing")
-        return self.encoder.encode(self.state, seat)
+        state = self.state
+        if state is None:
+            raise not_started("observing")
+        return self.encoder.encode(state, seat)
 
     def play(self, action, who: str) -> bool:
         """Play an outside caller's ``action`` for the seat to act; True if it was played.
@@ -199,7 +205,7 @@ class Table:
         """
         state = self.state
         if state is None:
-            self.require_started("step()")
+            raise not_started("step()")
         if self._legal_turn != state.turn:
             self._refresh_legal()
         move, reason = self._legal_move(action)
@@ -216,7 +222,7 @@ class Table:
     def _play(self, seat: int, action: int, move: engine.Move) -> None:
         if self.before_move is not None:
             self.before_move(seat, action)
-        engine.play_move(self.state, move)
+        engine.play_move(self.require_started("playing"), move)
         if self.after_move is not None:
             self.after_move(seat, action)
 
@@ -228,15 +234,15 @@ class Table:
         `IllegalPlayerAction` (nothing is played). ``clock`` (two per-seat
         lists) counts each seat's decisions and adds up the seconds its player took.
         """
-        self.require_started("playing")
+        state = self.require_started("playing")
         while not self.over:
-            seat = self.state.current
+            seat = state.current
             player = self.seats[seat]
             if player is None:
                 return
             mask = self.mask(seat)
             started = time.perf_counter()
-            action = player.act(self.encoder.encode(self.state, seat), mask, rng)
+            action = player.act(self.encoder.encode(state, seat), mask, rng)
             if clock is not None:
                 clock[0][seat] += 1
                 clock[1][seat] += time.perf_counter() - started
@@ -256,7 +262,7 @@ class Table:
             return None, out_of_range(self.actions.size)
         if not self._mask[action]:
             try:
-                what = self.actions.describe(self.state, action)
+                what = self.actions.describe(self.require_started("describing a move"), action)
             except ValueError:  # a pile target of a padded, absent seat
                 what = "a move onto an absent seat's pile"
             return None, f"{what}: {NOT_LEGAL_NOW}"

@@ -30,14 +30,14 @@ class RulesConfig:
     """The rules of one game of rouba-monte.
 
     Fields left as ``None`` take the rules page's default, resolved in
-    ``__post_init__`` so that two equal games compare equal.
+    ``__post_init__`` so that two equal games compare equal (so after it they are always ints).
     """
 
     num_players: int = 2
     """Players at the table, 2..8; seats 0..n-1 in turn order."""
-    decks: int | None = None
+    decks: int = None  # type: ignore[assignment]  # None asks for the default, set in __post_init__
     """Decks mixed together; default 1 up to 4 players, 2 above."""
-    hand_size: int | None = None
+    hand_size: int = None  # type: ignore[assignment]  # None asks for the default, set in __post_init__
     """Cards dealt to each player per deal; default 4 (1 with ``draw_from_deck``)."""
     table_cards: int = DEFAULT_TABLE_CARDS
     """Cards laid face up on the table at the start."""
@@ -51,7 +51,7 @@ class RulesConfig:
     """Nobody holds cards: each turn the player flips the deck's top card and plays it."""
     jokers: bool = False
     """Two jokers per deck; a joker stands for any rank its player names."""
-    dealer: int | None = None
+    dealer: int = None  # type: ignore[assignment]  # None asks for the default, set in __post_init__
     """Dealer's seat; default the last seat, so seat 0 plays first."""
 
     def __post_init__(self) -> None:
