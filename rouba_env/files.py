@@ -40,7 +40,7 @@ def describe_os_error(error: OSError) -> str:
         errno.ENOENT: "the folder does not exist",
         errno.ENOTDIR: "a part of the path is not a folder",
     }
-    return causes.get(error.errno, error.strerror or str(error))
+    return causes.get(error.errno or 0, error.strerror or str(error))
 
 
 LOW_DISK_BYTES = 16 * 1024 * 1024

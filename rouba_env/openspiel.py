@@ -187,6 +187,8 @@ class RoubaMonteState(pyspiel.State):
         return self.engine_state.current
 
     def _legal_actions(self, player: int) -> list[int]:
+        if self.engine_state is None:
+            raise ValueError("a chance node has no player actions")
         return sorted(self.game_.actions.legal_actions(self.engine_state))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:

@@ -44,7 +44,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -495,7 +495,7 @@ def main(argv=None, extra_sections: dict[str, Callable] | None = None) -> int:
         print(f"[benchmark] {name} ...", file=sys.stderr, flush=True)
         results[name] = sections[name](args)
     settings = {k: v for k, v in vars(args).items() if k != "json"}
-    data = {
+    data: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(pinned),

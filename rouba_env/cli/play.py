@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     names = {seat: f"player {seat} ({players[seat].name})" for seat in others} | {args.seat: "you"}
     table = Table(rules, illegal_action="raise", seats=[players.get(seat) for seat in range(rules.num_players)])
     table.before_move = lambda seat, action: print(
-        f"{names[seat]}: {describe_move(table.state, table.actions.decode(action), seat)}")
+        f"{names[seat]}: {describe_move(table.require_started('playing'), table.actions.decode(action), seat)}")
     table.start(rng)
     print(f"rouba-monte, {rules.num_players} players; you are player {args.seat}.")
     try:
@@ -127,13 +127,14 @@ def play_out(table: Table, rng: np.random.Generator, you: int, names: dict) -> i
             return fail(str(error))
         if table.over:
             break
-        print("\n" + render_text(table.state, viewer=you))
-        move = choose_move(table.state)
+        state = table.require_started("playing")
+        print("\n" + render_text(state, viewer=you))
+        move = choose_move(state)
         if move is None:
             print("bye!")
             return 0
         table.play(table.actions.encode(move), who="you")
-    state = table.state
+    state = table.require_started("playing")
     print("\n" + render_text(state, viewer=you))
     points = scoring.scores(state)
     top = scoring.winners(state)

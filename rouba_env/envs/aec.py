@@ -77,10 +77,11 @@ class raw_env(AECEnv):
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {agent: spaces.Discrete(self.actions.size) for agent in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {agent: spaces.Discrete(self.actions.size)
+                                                        for agent in self.possible_agents}
         self.state_space = spaces.Box(0.0, float(self.rules.total_cards), (self.encoder.state_size,), np.float32)
         self._rng = np.random.default_rng()
-        self.agents = []
+        self.agents: list[str] = []
 
     @property
     def game(self):
@@ -103,7 +104,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.table.current]
 
     def _seat(self, agent) -> int:
@@ -135,7 +136,7 @@ class raw_env(AECEnv):
             return
         played = table.play(action, who=agent)
         self._cumulative_rewards[agent] = 0.0
-        current = table.state.current
+        current = table.require_started("step()").current
         if not played or current == NO_SEAT:
             self._end(illegal=not played)
         else:  # rewards stay zero until the end of the game

@@ -175,11 +175,11 @@ class SingleAgentEnv(gymnasium.Env):
         super().reset(seed=as_seed(seed))
         rng = self.np_random
         n = self.rules.num_players
-        self.learner = int(rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
+        self.learner = int(rng.integers(n)) if self.seat_choice == "random" else int(self.seat_choice)
         if self._sampler is not None:
             self.opponents = self._make_lineup(self._sampler(rng))
         else:
-            self.opponents = self._fixed_opponents
+            self.opponents = self._fixed_opponents or []
         self.table.seat(seat_lineup(self.learner, self.opponents, n))
         self.table.start(rng)
         self.table.play_seated(rng)
@@ -203,7 +203,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observation(), reward, terminated, False, self._info()
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium's RenderFrame is its TypeVar
         """The game from the learner's seat: text (``ansi``; ``human`` prints it) or a frame (``rgb_array``)."""
         return render_as(self.render_mode, self.table.require_started("render()"), self.learner)
 

@@ -87,10 +87,10 @@ def build_lineups(specs: Sequence[str], num_players: int,
     if fill not in FILL_MODES:
         raise ValueError(f"fill must be one of {FILL_MODES}, got {fill!r}")
     if len(specs) > num_players:
-        lineups = math.comb(len(specs), num_players)
-        if lineups * num_players > MAX_GAMES_PER_DEAL:
-            raise ValueError(f"{len(specs)} players at {num_players} seats make {lineups} lineups, so one deal "
-                             f"alone is {lineups * num_players} games (at most {MAX_GAMES_PER_DEAL}); use fewer "
+        count = math.comb(len(specs), num_players)
+        if count * num_players > MAX_GAMES_PER_DEAL:
+            raise ValueError(f"{len(specs)} players at {num_players} seats make {count} lineups, so one deal "
+                             f"alone is {count * num_players} games (at most {MAX_GAMES_PER_DEAL}); use fewer "
                              f"players or a smaller pool")
     if fill == "field":
         if not 2 <= len(specs) <= num_players:
@@ -102,10 +102,12 @@ def build_lineups(specs: Sequence[str], num_players: int,
         player_specs = [specs[i % len(specs)] for i in range(num_players)]
     else:
         player_specs = list(specs)
-    labels, seen = [], {}
+    labels: list[str] = []
+    seen: dict[str, int] = {}
     for spec in player_specs:
         seen[spec] = seen.get(spec, 0) + 1
         labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    lineups: list[tuple[int, ...]]
     if len(player_specs) == num_players:
         lineups = [tuple(range(num_players))]
     else:
@@ -231,7 +233,7 @@ def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[
             for rotation in range(config.num_players):
                 seats = seating(lineup, rotation)
                 rng = game_rng(chunk.seed, deal, lineup_index, rotation)
-                moves = [] if chunk.record_moves else None
+                moves: list[tuple[int, int]] | None = [] if chunk.record_moves else None
                 clock = ([0] * config.num_players, [0.0] * config.num_players)
                 points = play_game(config, [players[p] for p in seats], seed_value, rng, table,
                                    on_move=None if moves is None else lambda s, a: moves.append((s, a)),
@@ -381,7 +383,8 @@ class EvaluationResult:
 
 def stand_in_names(players: Sequence["str | Policy"]) -> tuple[list[str], dict[str, Policy]]:
     """Specs as they are, and a unique stand-in name (``policy:NAME``) for each `Policy` object."""
-    names, objects = [], {}
+    names: list[str] = []
+    objects: dict[str, Policy] = {}
     for player in players:
         if isinstance(player, str):
             names.append(player)
@@ -480,8 +483,8 @@ def evaluate(
     else:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for done in concurrent.futures.as_completed([pool.submit(_play_chunk, c) for c in chunks]):
-                result = done.result()
+            for future in concurrent.futures.as_completed([pool.submit(_play_chunk, c) for c in chunks]):
+                result = future.result()
                 records.extend(result)
                 if progress:
                     progress(len(result))

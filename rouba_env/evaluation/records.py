@@ -190,7 +190,8 @@ def save_game_records(result_or_records: "object | Iterable[ReplayRecord]", fold
         named = evaluation_records(result_or_records)
     else:
         named = []
-        for index, record in enumerate(result_or_records):
+        record: object
+        for index, record in enumerate(result_or_records):  # type: ignore[arg-type]  # checked just below
             if not isinstance(record, ReplayRecord):
                 raise ValueError(f"expected ReplayRecord objects or an EvaluationResult, got {type(record).__name__}")
             named.append((f"game{index:05d}{RECORD_SUFFIX}", record))
@@ -200,8 +201,8 @@ def save_game_records(result_or_records: "object | Iterable[ReplayRecord]", fold
 
 def record_files(folder: "str | os.PathLike") -> list[str]:
     """Sorted names of the regular ``*.json`` files directly in ``folder`` (symbolic links left out)."""
-    names = []
-    with os.scandir(folder) as entries:
+    names: list[str] = []
+    with os.scandir(os.fspath(folder)) as entries:
         for entry in entries:
             if entry.name.endswith(RECORD_SUFFIX) and entry.is_file(follow_symlinks=False):
                 names.append(entry.name)

@@ -89,7 +89,8 @@ def group_stats(spec: str, players: Sequence[int], records: Sequence) -> dict:
     interval) and their mean score per seat.
     """
     members = set(players)
-    shares, points = [], []
+    shares: list[float] = []
+    points: list[int] = []
     for record in records:
         seats = [seat for seat, player in enumerate(record.seats) if player in members]
         if not seats:
@@ -106,7 +107,10 @@ def group_stats(spec: str, players: Sequence[int], records: Sequence) -> dict:
 
 def player_stats(label: str, spec: str, player: int, records: Sequence) -> PlayerStats:
     """Statistics of ``player`` over the games it played among ``records`` (each with ``seats`` and ``scores``)."""
-    shares, points, margin_values, seat_rows = [], [], [], {}
+    shares: list[float] = []
+    points: list[int] = []
+    margin_values: list[float] = []
+    seat_rows: dict[int, list[tuple[float, int, float]]] = {}
     decisions, seconds = 0, 0.0
     for record in records:
         if player not in record.seats:
@@ -166,7 +170,7 @@ def rating_table(labels: Sequence[str], records: Sequence) -> list[dict] | None:
     for record in records:
         teams = [[ratings[player]] for player in record.seats]
         distinct = sorted(set(record.scores), reverse=True)
-        ranks = [distinct.index(points) + 1 for points in record.scores]
+        ranks = [float(distinct.index(points) + 1) for points in record.scores]
         updated = model.rate(teams, ranks=ranks)
         for player, team in zip(record.seats, updated):
             ratings[player] = team[0]

@@ -176,7 +176,7 @@ def read_metadata(folder: Path) -> dict:
     architecture = metadata.get("architecture", "mlp")
     if architecture not in ARCHITECTURES:
         raise CheckpointError(f"{meta_path}: architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
-    if architecture == "rank" and len(hidden) != RANK_NETWORK_WIDTHS:
+    if architecture == "rank" and len(hidden or ()) != RANK_NETWORK_WIDTHS:
         raise CheckpointError(f"{meta_path}: a rank network's hidden_sizes are (context width, token width), "
                               f"got {hidden!r}")
     return metadata

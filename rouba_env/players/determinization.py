@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder
-from rouba_env.rules.cards import JOKER_RANK, make_deck, rank_of
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, make_deck, rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState
 
@@ -58,8 +58,9 @@ class HiddenCardSampler:
         self.seat = seat = int(view.seat[0])
         relative = [(s - seat) % n for s in range(n)]
         self.pile_sizes = pile_sizes = view.pile_sizes[0, relative].tolist()
-        self.passed = view.passed[0, relative].tolist()
-        self.played = view.played[0, relative].tolist()
+        self.passed = [[0] * NUM_RANKS for _ in range(n)] if view.passed is None else view.passed[0, relative].tolist()
+        self.played = ([[0] * NUM_RANK_SLOTS for _ in range(n)] if view.played is None
+                       else view.played[0, relative].tolist())
         """The table talk, per absolute seat: public, so every world keeps it."""
         self.pile_tops = pile_tops = view.pile_tops[0, relative].tolist()
         hand_sizes = view.hand_sizes[0, relative].tolist()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import GameState, Move
 from rouba_env.rules.scoring import margin_rewards, outcome_rewards, scores
+
+if TYPE_CHECKING:  # loaded lazily: only a spec that names a checkpoint needs the network code
+    from rouba_env.players.network import NetworkPolicy
 
 EXPERT_DEFAULT_SAMPLES = 64
 EXPERT_MAX_SAMPLES = 4096
@@ -192,8 +195,8 @@ class ExpertPolicy(BasePolicy):
                   ("endgame_nodes", endgame_nodes, 0, EXPERT_MAX_ENDGAME_NODES))
         for name, value, minimum, maximum in counts:
             check_int(f"expert {name}", value, minimum, maximum)
-        for name, value in (("margin_weight", margin_weight), ("z", z)):
-            check_number(f"expert {name}", value, 0)
+        for name, number in (("margin_weight", margin_weight), ("z", z)):
+            check_number(f"expert {name}", number, 0)
         if rollout is None:
             rollout = EXPERT_DEFAULT_ROLLOUT
         rollouts = sorted(ROLLOUT_PLAYERS) + ([ROLLOUT_POLICY] if policy is not None else [])
@@ -205,6 +208,7 @@ class ExpertPolicy(BasePolicy):
         self.margin_weight, self.z = float(margin_weight), float(z)
         self.rollout = rollout
         self.policy = policy
+        self.prior: HeuristicPolicy | NetworkPolicy
         if policy is None:
             self.prior = HeuristicPolicy(rules, max_players)
         else:
@@ -215,6 +219,7 @@ class ExpertPolicy(BasePolicy):
             checkpoint = policy.removeprefix("checkpoint:")
             self.prior = load_policy(checkpoint, rules, max_players)
         """Anchors the search and ranks its candidates (`action_values`): the heuristic, or the network."""
+        self.rollout_policy: BasePolicy
         if rollout == ROLLOUT_POLICY:
             self.rollout_policy = load_policy(checkpoint, rules)
         else:

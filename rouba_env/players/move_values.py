@@ -69,7 +69,8 @@ def cards_taken(view: ObservationView, features: ActionFeatures, take_all: bool,
 
 def legal_entries(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(rows, actions) of every legal entry of a mask, row by row; ValueError if a row has none."""
-    return np.nonzero(check_mask(mask))
+    rows, actions = np.nonzero(check_mask(mask))
+    return rows, actions
 
 
 def all_entries(batch: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:

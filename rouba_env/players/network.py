@@ -108,7 +108,8 @@ class RankNetwork:
             held = (np.empty((rows, width), np.float32), np.empty((rows, width), np.float32),
                     np.empty((rows, self.heads.shape[1]), np.float32))
             self._scratch.arrays = held
-        return tuple(array[: batch * slots] for array in held)
+        first, second, heads = held
+        return first[: batch * slots], second[: batch * slots], heads[: batch * slots]
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(logits float32[B, A], value float32[B]) for observations float32[B, D]."""

@@ -104,8 +104,8 @@ class SearchPolicy(BasePolicy):
         if opponent not in SEARCH_OPPONENT_MODELS:
             raise ValueError(f"search opponent must be one of {sorted(SEARCH_OPPONENT_MODELS)}, got {opponent!r}")
         self.opponent = opponent
-        self._opponent_model = self.inner if opponent == SEARCH_NETWORK_OPPONENT else \
-            SEARCH_OPPONENT_MODELS[opponent](rules)
+        model = SEARCH_OPPONENT_MODELS[opponent]
+        self._opponent_model = self.inner if model is None else model(rules)
         """Plays the other seats in the look-ahead: the network itself, or a scripted player."""
         self.policy = policy
         self.inner_actions = ActionEncoding(rules)

@@ -21,6 +21,7 @@ from rouba_env.players.network import DETERMINISTIC_DEFAULT
 from rouba_env.rllib.env import ACTION_MASK, DEFAULT_REWARD, OBSERVATIONS, RoubaMultiAgentEnv, seat_of
 from rouba_env.rllib.modules import DEFAULT_HIDDEN_SIZES, MaskedPPOTorchRLModule, scripted_module_spec
 from rouba_env.rules.config import RulesConfig
+from rouba_env.streams import Randomness, uniform_rows
 
 LEARNER_MODULE = "main"
 """Module id of the policy being trained."""
@@ -134,7 +135,9 @@ def selfplay_config(num_players: int = 2, scripted: Sequence[str] = ("greedy", "
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
         .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size,
                   num_epochs=num_epochs, lr=learning_rate)
-        .callbacks(functools.partial(SelfPlayPool, num_players, tuple(scripted), snapshot_interval, pool_size))
+        # RLlib calls what it is given to make the callbacks object: a factory works as a class does.
+        .callbacks(functools.partial(SelfPlayPool, num_players, tuple(scripted), snapshot_interval,  # type: ignore[arg-type]
+                                     pool_size))
         .debugging(seed=seed)
     )
 
@@ -158,15 +161,17 @@ class RLlibPolicy(BasePolicy):
         self.deterministic = check_flag("deterministic", deterministic)
         self.name = name
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    plays_in_batch = True
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         obs, legal = self.checked(obs, mask)
         batch = {Columns.OBS: {OBSERVATIONS: torch.as_tensor(obs),
                                ACTION_MASK: torch.as_tensor(legal.astype(np.float32))}}
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].cpu().numpy()
         logits = np.where(legal, logits.astype(np.float64), -np.inf)
-        if not self.deterministic:
-            logits = logits + rng.gumbel(size=logits.shape)
+        if not self.deterministic:  # Gumbel-max with the caller's randomness (one stream per row in a batch)
+            logits = logits - np.log(-np.log(uniform_rows(rng, *logits.shape).clip(1e-300, 1.0)))
         return logits.argmax(axis=1).astype(np.int64)
 
 

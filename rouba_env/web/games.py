@@ -268,9 +268,10 @@ class GameStore:
         unknown = set(body) - CREATE_FIELDS
         if unknown:
             raise bad_request(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(CREATE_FIELDS)}")
-        num_players = body.get("num_players")
-        if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise bad_request(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {shown(num_players)}")
+        asked = body.get("num_players")
+        if not isinstance(asked, int) or not _is_int(asked) or not MIN_PLAYERS <= asked <= MAX_PLAYERS:
+            raise bad_request(f"num_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {shown(asked)}")
+        num_players = asked
         opponents = body.get("opponents")
         if not isinstance(opponents, list) or len(opponents) != num_players - 1:
             raise bad_request(f"opponents must be a list of {num_players - 1} player specs "

@@ -99,7 +99,7 @@ class RoubaServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}/"
 
 
 def _host_name(header: str) -> str:
