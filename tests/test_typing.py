@@ -38,3 +38,11 @@ def test_gymnasium_makes_the_env_by_module_and_id_without_an_import_first():
             "print(obs.shape, int(info['action_mask'].sum()) > 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and "(100,) True" in result.stdout, result.stderr
+
+
+@pytest.mark.slow
+def test_mypy_passes_on_the_package_with_the_projects_settings():
+    pytest.importorskip("mypy")
+    result = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=900)
+    assert result.returncode == 0 and "Success: no issues found" in result.stdout, result.stdout[-3000:]
