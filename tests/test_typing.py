@@ -37,7 +37,7 @@ def test_gymnasium_makes_the_env_by_module_and_id_without_an_import_first():
             "env = gymnasium.make('rouba_env:RoubaMonte-v0', opponents='heuristic')\nobs, info = env.reset(seed=0)\n"
             "print(obs.shape, int(info['action_mask'].sum()) > 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0 and "(100,) True" in result.stdout, result.stderr
+    assert result.returncode == 0 and "(154,) True" in result.stdout, result.stderr
 
 
 @pytest.mark.slow

@@ -229,6 +229,17 @@ class VectorGame:
         self._deal(slots, seeds)
         self._started = True
 
+    def _as_slots_and_seats(self, slots, seats) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, seats) as int64 arrays after checking them: one seat in 0..n-1 for each slot."""
+        slots = self._as_slots(slots)
+        seats = np.asarray(seats)
+        if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
+            raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
+        seats = seats.astype(np.int64, copy=False)
+        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        return slots, seats
+
     def _as_slots(self, slots) -> np.ndarray:
         slots = np.asarray(slots)
         if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
@@ -264,13 +275,7 @@ class VectorGame:
 
     def observe_slots(self, slots, seats) -> np.ndarray:
         """float32[K, D]: row ``i`` is slot ``slots[i]`` seen from absolute seat ``seats[i]`` (as `observe`)."""
-        slots = self._as_slots(slots)
-        seats = np.asarray(seats)
-        if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
-            raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
-        seats = seats.astype(np.int64, copy=False)
-        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
-            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        slots, seats = self._as_slots_and_seats(slots, seats)
         out = np.empty((len(slots), self.obs_size), dtype=np.float32)
         kernels.observe_slot_seats(slots, seats, out, self._params, self._rules, self._hands, self._hand_count,
                                    self._table, self._seen, self._pile, self._top, self._talk, self._deck_len, self.current)
@@ -281,13 +286,7 @@ class VectorGame:
 
         The same vector as `ObservationEncoder.hidden` of the equivalent reference state.
         """
-        slots = self._as_slots(slots)
-        seats = np.asarray(seats)
-        if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
-            raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
-        seats = seats.astype(np.int64, copy=False)
-        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
-            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        slots, seats = self._as_slots_and_seats(slots, seats)
         out = np.empty((len(slots), self.hidden_size), dtype=np.float32)
         kernels.hidden_of_slots(slots, seats, out, self.num_players, self._hands, self._deck, self._deck_len)
         return out
