@@ -89,6 +89,11 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
         metrics = list(csv.DictReader(stream))
     right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics])
     right.set(xlabel="learner steps", ylabel="mean final training reward", title="Training games (mixed opponents)")
+    from matplotlib.ticker import EngFormatter, MaxNLocator
+
+    for axis in (left, right):  # 1.5M, not 1500000: tick labels that never run together
+        axis.xaxis.set_major_formatter(EngFormatter(sep=""))
+        axis.xaxis.set_major_locator(MaxNLocator(nbins=5))
     figure.tight_layout()
     path = run_dir / CURVE_FILE
     try:
@@ -263,6 +268,11 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
         save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
     last_checkpoint = time.monotonic()
     evaluation_seconds = 0.0  # periodic evaluations in this process
+    due = config.eval_interval and update and update % config.eval_interval == 0
+    if resume and due and not any(row.get("update") == update for row in latest_eval):
+        # The run was stopped at an update whose evaluation the signal cut off: it is made now.
+        latest_eval = run_evaluation(config.eval_games, "periodic")
+        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
     with stop_on_signals() as received:
         while learner_steps < config.total_steps and not received:
             started = time.perf_counter()
@@ -292,7 +302,9 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             append_rows(run_dir / METRICS_FILE, METRIC_FIELDS, [row])
             for name in METRIC_FIELDS[5:]:
                 writer.add_scalar(f"train/{name}", row[name], learner_steps)
-            bar.update(min(size, config.total_steps - bar.n))
+            if learner_steps > bar.total:  # the last update runs past total_steps: the bar says so
+                bar.total = learner_steps
+            bar.update(size)
             bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
                             kl=f"{row['approx_kl']:.3f}")
 

@@ -404,3 +404,16 @@ def test_a_hand_head_trains_its_loss_down_is_logged_and_is_not_saved(tmp_path, a
     names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
     assert not any(name.startswith("hand_head") for name in names), "the head only shapes training"
     assert make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2)).name
+
+
+def test_an_evaluation_cut_off_by_a_stop_is_made_on_resume(tmp_path):
+    first = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=600, eval_interval=0,
+                                                            final_eval_games=0)))
+    stopped_at = first["updates"]  # as if a signal had stopped the run when this update's evaluation was due
+    assert not (tmp_path / "eval.csv").exists()
+    final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=900, eval_interval=stopped_at,
+                                                            final_eval_games=0)), resume=True)
+    with (tmp_path / "eval.csv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(int(r["update"]), r["kind"]) for r in rows][0] == (stopped_at, "periodic")
+    assert final["learner_steps"] >= 900
