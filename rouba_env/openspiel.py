@@ -230,7 +230,8 @@ class RoubaMonteState(pyspiel.State):
     def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self.game_.rules.num_players
-        return scoring.final_rewards("margin", scoring.scores(self.engine_state), self.game_.rules.total_cards)
+        return scoring.final_rewards(scoring.ZERO_SUM_REWARD, scoring.scores(self.engine_state),
+                                     self.game_.rules.total_cards)
 
     def _seat(self, player) -> int:
         """``player`` checked (a seat 0..n-1; None: the seat to act), the same words on every channel."""

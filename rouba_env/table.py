@@ -35,6 +35,7 @@ from rouba_env.checks import check_choice, check_number, is_int
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.rules import engine, scoring
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.rules.config import RulesConfig
 
 if TYPE_CHECKING:  # the Policy protocol is the players' floor; the table only calls ``act``
@@ -100,7 +101,7 @@ class Table:
         after_move: told of every legal move just after it is played.
     """
 
-    def __init__(self, rules: RulesConfig, max_players: int | None = None, reward: str = "outcome",
+    def __init__(self, rules: RulesConfig, max_players: int | None = None, reward: str = ENVIRONMENT_REWARD,
                  illegal_action: str = "terminate", illegal_reward: float = DEFAULT_ILLEGAL_REWARD,
                  seats: "Sequence[Policy | None] | None" = None, before_move: MoveHook | None = None,
                  after_move: MoveHook | None = None):

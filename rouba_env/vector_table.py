@@ -38,6 +38,7 @@ from rouba_env.batched.game import VectorGame
 from rouba_env.checks import check_choice, check_int, check_number
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import NO_SEAT
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.streams import Randomness, RowStreams, check_randomness
 from rouba_env.table import (
     DEFAULT_ILLEGAL_REWARD, ENDS_THE_GAME, ILLEGAL_ACTION_MODES, NOT_LEGAL_NOW, IllegalActionWarning,
@@ -88,7 +89,7 @@ class VectorTable:
     """
 
     def __init__(self, rules: RulesConfig, num_games: int, players: "Sequence[Policy]" = (),
-                 max_players: int | None = None, reward: str = "outcome", illegal_action: str = "terminate",
+                 max_players: int | None = None, reward: str = ENVIRONMENT_REWARD, illegal_action: str = "terminate",
                  illegal_reward: float = DEFAULT_ILLEGAL_REWARD, before_move: BatchMoveHook | None = None):
         if not isinstance(rules, RulesConfig):
             raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")

@@ -80,3 +80,21 @@ def test_seats_must_match_the_table_size():
     rules = preset("standard", num_players=3)
     with pytest.raises(ValueError, match="3-player table needs 3 seats"):
         Table(rules, seats=[None, None])
+
+
+def test_each_role_takes_its_reward_from_one_named_default():
+    import inspect
+
+    from rouba_env.batched.game import VectorGame
+    from rouba_env.envs.aec import raw_env
+    from rouba_env.envs.single_agent import SingleAgentEnv
+    from rouba_env.envs.vector_env import RoubaVectorEnv
+    from rouba_env.players.network import DEFAULT_VALUE_REWARD
+    from rouba_env.rules.scoring import ENVIRONMENT_REWARD, TRAINING_REWARD
+    from rouba_env.vector_table import VectorTable
+
+    for made in (Table, VectorTable, VectorGame, raw_env, SingleAgentEnv, RoubaVectorEnv):
+        assert inspect.signature(made).parameters["reward"].default is ENVIRONMENT_REWARD, made
+    assert DEFAULT_VALUE_REWARD is TRAINING_REWARD
+    training = pytest.importorskip("rouba_training.config")
+    assert training.TrainConfig().reward is TRAINING_REWARD

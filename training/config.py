@@ -18,7 +18,7 @@ from rouba_env.checks import is_int, shown
 from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, network_fits
 from rouba_env.players.registry import known_players, make_policy
 from rouba_env.rules.config import make_rules
-from rouba_env.rules.scoring import REWARD_MODES
+from rouba_env.rules.scoring import REWARD_MODES, TRAINING_REWARD
 
 
 LIMITS = {
@@ -118,7 +118,7 @@ class TrainConfig:
         "(a critic that also sees every hand and the deck during training; the saved policy is the actor "
         "alone). See scripts/results/TRAINING_TRIES.md.")
     reward: str = setting(
-        "margin",
+        TRAINING_REWARD,
         "Training reward: margin (own score minus the others' mean, over the cards in play: a denser signal "
         "that learns faster), lead (own score minus the best other's: the same with 2 players; at 3+ it "
         'rewards beating the leader) or outcome (+1/0/-1). Evaluation always reports win rates.')

@@ -41,7 +41,7 @@ from rouba_env.rules import engine
 from rouba_env.rules.cards import make_deck, rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, GameState
-from rouba_env.rules.scoring import REWARD_MODES, check_reward_mode
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD, REWARD_MODES, check_reward_mode
 from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
 
 
@@ -74,7 +74,7 @@ class VectorGame:
         seed: int = 0,
         max_players: int | None = None,
         auto_reset: bool = True,
-        reward: str = "outcome",
+        reward: str = ENVIRONMENT_REWARD,
     ):
         if not isinstance(config, RulesConfig):
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
@@ -314,7 +314,7 @@ class VectorGame:
         config: RulesConfig,
         states: list[GameState],
         max_players: int | None = None,
-        reward: str = "outcome",
+        reward: str = ENVIRONMENT_REWARD,
     ) -> "VectorGame":
         """A VectorGame (``auto_reset=False``) holding copies of reference-engine states, one per slot.
 

@@ -22,6 +22,7 @@ from rouba_env.checks import as_seed, check_choice
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import NO_SEAT
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 
 RENDER_FPS = 2
 """Moves per second a viewer of ``render_mode="human"`` output should expect (gymnasium's metadata key)."""
@@ -49,7 +50,7 @@ class raw_env(AECEnv):
     def __init__(
         self,
         rules: RulesConfig | str | None = None,
-        reward: str = "outcome",
+        reward: str = ENVIRONMENT_REWARD,
         max_players: int | None = None,
         illegal_action: str = "terminate",
         illegal_reward: float = DEFAULT_ILLEGAL_REWARD,

@@ -21,6 +21,7 @@ from rouba_env.players.base import Policy
 from rouba_env.checks import as_seed, check_choice, check_flag, check_int
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 
 Observation = Union[np.ndarray, dict[str, np.ndarray]]
 """The learner's observation: the vector, or ``{"observation", "action_mask"}`` with ``dict_observation=True``."""
@@ -101,7 +102,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: "Sequence[str | Policy] | str | Policy | OpponentSampler" = "random",
         seat: "int | str" = "random",
         rules: RulesConfig | str | None = None,
-        reward: str = "outcome",
+        reward: str = ENVIRONMENT_REWARD,
         max_players: int | None = None,
         dict_observation: bool = False,
         illegal_action: str = "terminate",

@@ -52,6 +52,7 @@ from rouba_env.envs.single_agent import (
 from rouba_env.players.base import Policy
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import DEAL_SEED_BOUND
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.streams import RowStreams
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD
 from rouba_env.vector_table import MAX_GAMES, OPEN_SEAT, VectorTable, require_batch_player
@@ -84,7 +85,7 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         opponents: "Sequence[str | Policy] | str | Policy | OpponentSampler" = "random",
         seat: "int | str" = "random",
         rules: RulesConfig | str | None = None,
-        reward: str = "outcome",
+        reward: str = ENVIRONMENT_REWARD,
         max_players: int | None = None,
         dict_observation: bool = False,
         illegal_action: str = "terminate",

@@ -31,7 +31,7 @@ from rouba_env.checks import check_flag
 from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import ALIAS_TABLE_SIZES, CheckpointError, load_checkpoint
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.scoring import check_reward_mode
+from rouba_env.rules.scoring import TRAINING_REWARD, check_reward_mode
 from rouba_env.streams import Randomness, uniform_rows
 
 LOGIT_BOUND = 1e30
@@ -43,7 +43,7 @@ RULES_THAT_MUST_MATCH = ("take_all", "must_capture", "leftovers_to_last_capturer
 """Rule fields a policy can only play as trained; the table size may differ within its padding."""
 DETERMINISTIC_DEFAULT = True
 """Checkpoints play their most likely legal action unless asked to sample."""
-DEFAULT_VALUE_REWARD = "margin"
+DEFAULT_VALUE_REWARD = TRAINING_REWARD
 """The training reward of a checkpoint whose metadata names none (the trainer's default)."""
 
 

@@ -8,13 +8,14 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from rouba_env.rules import engine
 from rouba_env.rules.config import make_rules
+from rouba_env.rules.scoring import TRAINING_REWARD
 from rouba_env.checks import as_seed
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 
 OBSERVATIONS = "observations"
 ACTION_MASK = "action_mask"
 AGENT_PREFIX = "player_"
-DEFAULT_REWARD = "margin"
+DEFAULT_REWARD = TRAINING_REWARD
 """The environment's reward unless its config names one: the same as the project trainer's default."""
 
 

@@ -14,6 +14,14 @@ REWARD_MODES = ("outcome", "margin", "lead")
 
 
 OUTCOME, MARGIN, LEAD = (REWARD_MODES.index(mode) for mode in ("outcome", "margin", "lead"))
+ENVIRONMENT_REWARD = "outcome"
+"""The default reward of every environment and table (+1 sole win, 0 shared top, -1 loss): what a user of
+PettingZoo classic or Gymnasium expects, and what evaluations count."""
+TRAINING_REWARD = "margin"
+"""The trainer's default reward, and so RLlib's and what a checkpoint's value head estimates when its
+metadata names none: a denser signal that learns faster (`rouba_training.config.TrainConfig.reward`)."""
+ZERO_SUM_REWARD = "margin"
+"""The OpenSpiel game's returns: zero-sum at every table size, as OpenSpiel's algorithms expect."""
 """Reward modes by number, as compiled code (the batched engine's kernels) passes them."""
 
 
