@@ -45,6 +45,7 @@ from rouba_env.players.base import BasePolicy
 from rouba_env.players.determinization import HiddenCardSampler
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.cards import make_deck, rank_of
+from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, RulesConfig, make_rules
 
 GAME_NAME = "python_rouba_monte"
@@ -293,20 +294,85 @@ class RoubaMonteState(pyspiel.State):
         return render_text(self.engine_state, viewer=None if self.is_terminal() else self.engine_state.current)
 
 
+PRIVATE_BLOCKS = ("hand",)
+"""The observation blocks only the observer knows; every other block is public."""
+
+
 class RoubaMonteObserver:
-    """OpenSpiel's observer interface over the project's observation vector (the same tensor for every view)."""
+    """OpenSpiel's observer interface over the project's observation layout, honouring ``iig_obs_type``.
+
+    A view of public information and the observer's own cards (``None``, OpenSpiel's default and its
+    information-state type) is the project's observation vector, ``"observation"``; its string is the
+    observation or, with ``perfect_recall``, the information state. Other views are built from the
+    named layout, as Kuhn poker's observer is: ``"public"`` (every block but the observer's hand)
+    when ``public_info``; ``"private"``: nothing (``NONE``) or every seat's hand from the observer's
+    point of view (``ALL_PLAYERS``). With ``perfect_recall`` their string holds every move so far.
+    """
 
     def __init__(self, setup: GameSetup, iig_obs_type, params):
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
-        self.tensor = np.zeros(setup.encoder.size, np.float32)
-        self.dict = {"observation": self.tensor}
+        self.setup = setup
+        kind = iig_obs_type
+        self.default = kind is None or (kind.public_info and kind.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER)
+        """The project's whole vector (what `RoubaMonteState.observation_tensor` and, as this game's
+        information-state tensor, `information_state_tensor` give, from Python or from OpenSpiel's C++)."""
+        self.public = True if kind is None else bool(kind.public_info)
+        self.private = pyspiel.PrivateInfoType.SINGLE_PLAYER if kind is None else kind.private_info
+        self.perfect_recall = False if kind is None else bool(kind.perfect_recall)
+        layout, encoder = setup.encoder.layout, setup.encoder
+        self._public_index = np.concatenate([np.arange(block.start, block.stop) for name, block in layout.items()
+                                             if name not in PRIVATE_BLOCKS])
+        self._hand = layout["hand"]
+        seats = encoder.max_players * NUM_RANK_SLOTS
+        if self.default:
+            self.dict = {"observation": np.zeros(encoder.size, np.float32)}
+        else:
+            self.dict = {}
+            if self.public:
+                self.dict["public"] = np.zeros(len(self._public_index), np.float32)
+            if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+                self.dict["private"] = np.zeros(NUM_RANK_SLOTS, np.float32)
+            elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+                self.dict["private"] = np.zeros(seats, np.float32)
+        pieces = list(self.dict.values())
+        self.tensor = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
 
     def set_from(self, state: RoubaMonteState, player: int) -> None:
-        self.tensor[:] = state.observation_tensor(player)
+        vector = np.asarray(state.observation_tensor(player), dtype=np.float32)
+        if self.default:
+            self.dict["observation"][:] = vector
+        else:
+            if "public" in self.dict:
+                self.dict["public"][:] = vector[self._public_index]
+            if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+                self.dict["private"][:] = vector[self._hand]
+            elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+                hidden = np.zeros(self.setup.encoder.hidden_size, np.float32) if state.engine_state is None \
+                    else self.setup.encoder.hidden(state.engine_state, player)
+                self.dict["private"][:] = hidden[: len(self.dict["private"])]
+        pieces = list(self.dict.values())
+        if pieces:
+            self.tensor[:] = np.concatenate(pieces)
 
     def string_from(self, state: RoubaMonteState, player: int) -> str:
-        return state.observation_string(player)
+        if self.default:
+            return state.information_state_string(player) if self.perfect_recall else state.observation_string(player)
+        player = state._seat(player)
+        engine_state = state.engine_state
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS and engine_state is not None:
+            hands = "; ".join(f"hand {seat} {sorted(rank_of(card) for card in hand)}"
+                              for seat, hand in enumerate(engine_state.hands))
+        elif self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            hand = sorted(rank_of(card) for card in engine_state.hands[player]) if engine_state else []
+            hands = f"hand {hand}"
+        else:
+            hands = "no private cards"
+        if self.perfect_recall:
+            history = " ".join(f"{seat}:{action}" for seat, action in state.moves)
+            return f"seat {player}; {hands}; moves {history}"
+        public = " ".join(f"{value:g}" for value in self.dict["public"]) if "public" in self.dict else ""
+        return f"seat {player}; {hands}; public {public}"
 
 
 pyspiel.register_game(_GAME_TYPE, RoubaMonteGame)

@@ -178,3 +178,29 @@ def test_resampling_refuses_the_chance_node_and_a_bad_sampler():
             state.resample_from_infostate(0, lambda draw=draw: draw)
     with pytest.raises(ValueError, match="no player is to act .a chance node."):
         game.new_initial_state().information_state_string()
+
+
+def test_the_observer_honours_the_observation_type():
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"num_players": 2})
+    state = play_randomly(game.new_initial_state(), np.random.default_rng(8), stop_after=64)
+    kinds = pyspiel.PrivateInfoType
+    default = make_observation(game)
+    default.set_from(state, 0)
+    assert default.tensor.tolist() == state.observation_tensor(0)
+    recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    recall.set_from(state, 0)
+    assert recall.tensor.tolist() == state.information_state_tensor(0)
+    assert recall.string_from(state, 0) == state.information_state_string(0)
+    public = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False, private_info=kinds.NONE))
+    public.set_from(state, 0)
+    hand = ObservationEncoder(make_rules("standard", num_players=2)).layout["hand"]
+    assert set(public.dict) == {"public"} and len(public.tensor) == len(state.observation_tensor(0)) - (
+        hand.stop - hand.start)
+    assert "no private cards" in public.string_from(state, 0)
+    everyone = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
+                                                                 private_info=kinds.ALL_PLAYERS))
+    everyone.set_from(state, 0)
+    assert set(everyone.dict) == {"private"} and everyone.tensor.sum() == sum(
+        len(hand) for hand in state.engine_state.hands), "every hand, from the observer's point of view"
