@@ -33,6 +33,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-games", type=int, default=200, help="games per scripted opponent at the end (0: none)")
     parser.add_argument("--ray-address", default=None, help="Ray cluster to join (default: a local Ray)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--export", default="runs/rllib_selfplay/policy", metavar="DIR",
+                        help="write the trained module here as a project checkpoint (checkpoint:DIR plays it)")
     args = parser.parse_args(argv)
     for name in ("iterations", "snapshot_interval", "pool_size", "train_batch_size"):
         if getattr(args, name) < 1:
@@ -42,10 +44,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    import ray
+    try:
+        import ray
 
+        from rouba_env.rllib import LEARNER_MODULE, RLlibPolicy, export_checkpoint, selfplay_config
+    except ImportError as error:
+        print(f"error: this example needs Ray and RLlib: {error}", file=sys.stderr)
+        return 2
     from rouba_env import evaluate
-    from rouba_env.rllib import LEARNER_MODULE, RLlibPolicy, selfplay_config
     from rouba_env.rules.config import make_rules
 
     ray.init(address=args.ray_address, include_dashboard=False)
@@ -58,8 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.iterations):
             result = algo.train()
             returns = result["env_runners"].get("module_episode_returns_mean", {})
-            print(f"iteration {algo.iteration}: main return {returns.get(LEARNER_MODULE, float('nan')):+.3f}, "
-                  f"pool {result.get('opponent_pool')}")
+            pool = result.get("opponent_pool")
+            print(f"iteration {algo.iteration}: main return {returns.get(LEARNER_MODULE, float('nan')):+.3f}"
+                  + ("" if pool is None else f", pool {pool}"))
+        module = algo.get_module(LEARNER_MODULE)
+        folder = export_checkpoint(module, args.export, {"rules": "standard", "num_players": args.num_players})
+        print(f"wrote {folder}: a project checkpoint (rouba-play --opponents checkpoint:{folder})")
         if args.eval_games:
             rules = make_rules("standard", num_players=args.num_players)
             learner = RLlibPolicy(algo.get_module(LEARNER_MODULE), rules)

@@ -457,5 +457,4 @@ class OpenSpielPolicy(BasePolicy):
                                    max_simulations=self.simulations, random_state=random_state)
         else:
             bot = mcts.MCTSBot(self.game, self.uct_c, self.simulations, evaluator, random_state=random_state)
-        action = int(bot.step(state))
-        return action if legal[0, action] else int(legal_actions[0])  # a bot's illegal answer is never played
+        return int(bot.step(state))  # an illegal answer is the table's IllegalPlayerAction, as for every player
