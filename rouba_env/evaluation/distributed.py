@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
 
-from rouba_env.evaluation.duplicate import EvaluationResult, GameRecord, _Chunk, _play_chunk, evaluate
+from rouba_env.evaluation.duplicate import evaluate
+from rouba_env.evaluation.play import GameRecord, _Chunk, _play_chunk
+from rouba_env.evaluation.results import EvaluationResult
 from rouba_env.rules.config import RulesConfig
 
 TASK_CPUS = 1

@@ -184,7 +184,7 @@ def save_game_records(result_or_records: "object | Iterable[ReplayRecord]", fold
     named by deal, lineup and rotation) or an iterable of `ReplayRecord`
     (files ``game00000.json``, ...).
     """
-    from rouba_env.evaluation.duplicate import EvaluationResult
+    from rouba_env.evaluation.results import EvaluationResult
 
     if isinstance(result_or_records, EvaluationResult):
         named = evaluation_records(result_or_records)

@@ -1,0 +1,171 @@
+"""Playing the games of an evaluation: one at a time on a `Table`, or a chunk at once on the `VectorTable`.
+
+Both give the same games: each game keeps its deal seed and its own Generator (`game_rng`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from rouba_env.evaluation.lineups import deal_seed, game_rng, seating
+from rouba_env.players.base import Policy
+from rouba_env.players.registry import make_policy
+from rouba_env.rules.config import RulesConfig
+from rouba_env.streams import RowStreams
+from rouba_env.table import Table
+from rouba_env.vector_table import VectorTable
+
+CHUNKS_PER_WORKER = 16
+"""Deals are split in about this many chunks per worker (load balance vs. overhead)."""
+BATCH_GAMES = 2048
+"""Most games one batched chunk plays at once (progress is told after each chunk)."""
+
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game: which player sat where and the scores per seat."""
+
+    deal: int
+    lineup: int
+    rotation: int
+    deal_seed: int
+    seats: tuple[int, ...]
+    """Player index at each seat."""
+    scores: tuple[int, ...]
+    """Cards in each seat's pile at the end."""
+    moves: tuple[tuple[int, int], ...] | None = field(default=None, compare=False)
+    """(seat, action) of every move, kept only with ``evaluate(..., record_moves=True)``."""
+    decisions: tuple[int, ...] | None = field(default=None, compare=False)
+    """Moves each seat chose (wall-clock facts, so they never make two records differ)."""
+    seconds: tuple[float, ...] | None = field(default=None, compare=False)
+    """Seconds each seat's player spent choosing them."""
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return self.deal, self.lineup, self.rotation
+
+
+def play_game(
+    config: RulesConfig,
+    policies: Sequence[Policy],
+    deal_seed_value: int,
+    rng: np.random.Generator,
+    table: Table | None = None,
+    on_move: Callable[[int, int], None] | None = None,
+    clock: tuple[list[int], list[float]] | None = None,
+) -> list[int]:
+    """Play one game of a deal on a `Table` with ``policies[seat]`` at each seat; the final scores.
+
+    A policy that returns anything but a legal action index is an `IllegalPlayerAction` (a ValueError)
+    naming it and its seat. ``on_move(seat, action)`` is told every move (it changes nothing in the
+    game). ``clock`` (two per-seat lists) counts each seat's decisions and adds up the seconds its
+    player took. ``table`` lets a caller reuse one table (and its encoders) for many games.
+    """
+    if len(policies) != config.num_players:
+        raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
+    table = table or Table(config)
+    table.seat(policies)
+    table.before_move = on_move
+    table.start_deal(deal_seed_value)
+    table.play_seated(rng, clock=clock)
+    return table.scores()
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """Work for one process call: some deals, every lineup and rotation of each."""
+
+    rules: dict
+    player_specs: tuple[str, ...]
+    lineups: tuple[tuple[int, ...], ...]
+    seed: int
+    deals: tuple[int, ...]
+    record_moves: bool = False
+    batched: bool = False
+    """Play the chunk's games together on the batched table (every player plays in batch)."""
+
+
+def _policies_for(config: RulesConfig, player_specs: Sequence[str],
+                  objects: dict[str, Policy] | None = None) -> list[Policy]:
+    """One policy per player, built from the specs for this work only (checkpoints are read now, never reused stale).
+
+    ``objects`` maps the stand-in names of ready `Policy` objects to them (in-process runs only).
+    """
+    objects = objects or {}
+    return [objects[spec] if spec in objects else make_policy(spec, config) for spec in player_specs]
+
+
+def _chunk_games(chunk: _Chunk, num_players: int) -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """(deal, lineup index, rotation, player index at each seat) of every game of a chunk, in record order."""
+    return [(deal, lineup_index, rotation, seating(lineup, rotation))
+            for deal in chunk.deals for lineup_index, lineup in enumerate(chunk.lineups)
+            for rotation in range(num_players)]
+
+
+def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[GameRecord]:
+    """Top-level (spawn-safe) worker: play every game of a chunk (``players``: built already, in-process runs)."""
+    config = RulesConfig.from_dict(chunk.rules)
+    if players is None:
+        players = _policies_for(config, chunk.player_specs)
+    if chunk.batched:
+        return _play_chunk_batched(chunk, config, players)
+    table = Table(config)
+    records = []
+    for deal in chunk.deals:
+        seed_value = deal_seed(chunk.seed, deal)
+        for lineup_index, lineup in enumerate(chunk.lineups):
+            for rotation in range(config.num_players):
+                seats = seating(lineup, rotation)
+                rng = game_rng(chunk.seed, deal, lineup_index, rotation)
+                moves: list[tuple[int, int]] | None = [] if chunk.record_moves else None
+                clock = ([0] * config.num_players, [0.0] * config.num_players)
+                points = play_game(config, [players[p] for p in seats], seed_value, rng, table,
+                                   on_move=None if moves is None else lambda s, a: moves.append((s, a)),
+                                   clock=clock)
+                records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points),
+                                          None if moves is None else tuple(moves), tuple(clock[0]),
+                                          tuple(clock[1])))
+    return records
+
+
+def _play_chunk_batched(chunk: _Chunk, config: RulesConfig, players: Sequence[Policy]) -> list[GameRecord]:
+    """Every game of a chunk at once on a `VectorTable`: the games, scores and moves of `_play_chunk`.
+
+    Each game keeps its deal seed and its own Generator (`game_rng`), and the players draw row by
+    row from those (`RowStreams`), so every game is the one the one-at-a-time path plays.
+    """
+    games = _chunk_games(chunk, config.num_players)
+    moves: list[list[tuple[int, int]]] | None = [[] for _ in games] if chunk.record_moves else None
+
+    def record(slots, seats, actions):
+        for slot, seat, action in zip(slots.tolist(), seats.tolist(), actions.tolist()):
+            moves[slot].append((seat, action))
+
+    table = VectorTable(config, len(games), before_move=None if moves is None else record)
+    player_ids = np.array([table.add_player(player) for player in players], dtype=np.int64)  # one id per object
+    slots = np.arange(len(games))
+    seeds = [deal_seed(chunk.seed, deal) for deal, *_ in games]
+    table.seat(slots, player_ids[np.array([seats for *_, seats in games], dtype=np.int64)])
+    table.start(slots, np.array(seeds, dtype=np.int64))
+    table.play_seated(RowStreams([game_rng(chunk.seed, deal, lineup, rotation)
+                                  for deal, lineup, rotation, _ in games]))
+    scores = table.scores(slots)
+    return [GameRecord(deal, lineup, rotation, seeds[slot], seats, tuple(scores[slot].tolist()),
+                       None if moves is None else tuple(moves[slot]), tuple(table.decisions[slot].tolist()),
+                       tuple(table.seconds[slot].tolist()))
+            for slot, (deal, lineup, rotation, seats) in enumerate(games)]
+
+
+def _chunks(deals: int, workers: int, games_per_deal: int = 1, batched: bool = False) -> list[tuple[int, ...]]:
+    if batched:  # as many games per batch as fit `BATCH_GAMES`, split evenly over the workers
+        size = max(1, min(BATCH_GAMES // games_per_deal, math.ceil(deals / workers)))
+    elif workers > 1:
+        size = max(1, math.ceil(deals / (workers * CHUNKS_PER_WORKER)))
+    else:
+        size = max(1, min(deals, 16))
+    return [tuple(range(start, min(deals, start + size))) for start in range(0, deals, size)]
