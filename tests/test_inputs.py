@@ -126,22 +126,6 @@ def test_evaluate_checks_its_output_paths_before_playing(flag, target, reason, t
     assert "win %" not in out, "no game is played before the paths are checked"
 
 
-@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "checkpoint:2p", "search:samples=1"])
-def test_players_refuse_observations_and_masks_that_do_not_fit(spec):
-    rules = preset("standard")
-    player = make_policy(spec, rules)
-    env = SingleAgentEnv(seat=0)
-    obs, info = env.reset(seed=0)
-    mask = info["action_mask"]
-    rng = np.random.default_rng(0)
-    assert mask[player.act(obs, mask, rng)]
-    for bad_obs, bad_mask, message in ((obs[:-1], mask, f"observations must have {obs.size} entries"),
-                                       (obs, np.append(mask, 0), "masks must have 130 entries"),
-                                       (np.full_like(obs, np.nan), mask, "must be finite")):
-        with pytest.raises(ValueError, match=message):
-            player.act(bad_obs, bad_mask, rng)
-
-
 @pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "checkpoint:2p", "expert:samples=2",
                                   "search:samples=1"])
 def test_every_player_refuses_the_same_crafted_inputs_with_the_same_check(spec):
@@ -159,7 +143,11 @@ def test_every_player_refuses_the_same_crafted_inputs_with_the_same_check(spec):
     negative[0] = -3  # -3 cards of a rank in hand
     too_many = obs.copy()
     too_many[0] = 5  # five aces from one deck
-    cases = ((obs, nan_mask, "holds only 0 and 1"), (obs, half_mask, "holds only 0 and 1"),
+    assert mask[player.act(obs, mask, rng)]
+    cases = ((obs[:-1], mask, f"observations must have {obs.size} entries"),
+             (obs, np.append(mask, 0), "masks must have 130 entries"),
+             (np.full_like(obs, np.nan), mask, "must be finite"),
+             (obs, nan_mask, "holds only 0 and 1"), (obs, half_mask, "holds only 0 and 1"),
              (obs, mask.astype(str), "holds only 0 and 1"),
              (negative, mask, r"entry 0 \(hand\) holds -3.0"), (too_many, mask, r"entry 0 \(hand\) holds 5.0"),
              (np.array(1.0), mask, "1-d"), (obs, np.array(1), "1-d"))
