@@ -263,6 +263,27 @@ class GameStore:
 
     def create(self, body) -> WebGame:
         """A new game from ``{"num_players", "opponents", "rules"?, "seat"?, "seed"?}``; opponents move first if due."""
+        rules, seat, seed, specs, policies = self.check_new_game(body)
+        self.expire()
+        with self.lock:
+            if len(self.games) >= self.max_games:  # finished games make room, the longest finished first
+                finished = sorted((g.last_used, game_id) for game_id, g in self.games.items() if g.table.over)
+                for _, game_id in finished[: len(self.games) - self.max_games + 1]:
+                    del self.games[game_id]
+            if len(self.games) >= self.max_games:
+                raise ApiError(503, f"too many games in play ({self.max_games}); "
+                                    f"finish one or wait for idle games to expire")
+            game_id = secrets.token_hex(GAME_ID_BYTES)
+            seeds = np.random.SeedSequence(seed) if seed is not None else self.seeds.spawn(1)[0]
+            game = WebGame(game_id, rules, seat, specs, policies, np.random.default_rng(seeds), self.clock())
+            self.games[game_id] = game
+        with game.lock:
+            game.play_opponents()
+            self._save_if_over(game)
+        return game
+
+    def check_new_game(self, body) -> tuple:
+        """(rules, seat, seed, specs per seat, policies per opponent seat) of a new game's request; 400 if bad."""
         if not isinstance(body, dict):
             raise bad_request(f"a new game needs a JSON object, got {type(body).__name__}")
         unknown = set(body) - CREATE_FIELDS
@@ -299,23 +320,7 @@ class GameStore:
         specs = [HUMAN] * num_players
         for s, spec in zip(others, opponents):
             specs[s] = spec
-        self.expire()
-        with self.lock:
-            if len(self.games) >= self.max_games:  # finished games make room, the longest finished first
-                finished = sorted((g.last_used, game_id) for game_id, g in self.games.items() if g.table.over)
-                for _, game_id in finished[: len(self.games) - self.max_games + 1]:
-                    del self.games[game_id]
-            if len(self.games) >= self.max_games:
-                raise ApiError(503, f"too many games in play ({self.max_games}); "
-                                    f"finish one or wait for idle games to expire")
-            game_id = secrets.token_hex(GAME_ID_BYTES)
-            seeds = np.random.SeedSequence(seed) if seed is not None else self.seeds.spawn(1)[0]
-            game = WebGame(game_id, rules, seat, specs, policies, np.random.default_rng(seeds), self.clock())
-            self.games[game_id] = game
-        with game.lock:
-            game.play_opponents()
-            self._save_if_over(game)
-        return game
+        return rules, seat, seed, specs, policies
 
     def get(self, game_id: str) -> WebGame:
         """The game with this id (its idle clock restarted); 404 if unknown or expired."""

@@ -89,12 +89,14 @@ class RoubaServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
     def __init__(self, address: tuple[str, int], store: GameStore, replays: ReplayLibrary | None = None,
-                 max_body: int = DEFAULT_MAX_BODY, quiet: bool = False):
+                 max_body: int = DEFAULT_MAX_BODY, quiet: bool = False, preselect: dict | None = None):
         super().__init__(address, RequestHandler)
         self.store = store
         self.replays = replays
         self.max_body = max_body
         self.quiet = quiet
+        self.preselect = dict(preselect or {})
+        """What the page's new-game form starts with (``opponents``, ``rules``, ``seat``, ``seed``)."""
 
     @property
     def url(self) -> str:
@@ -230,6 +232,7 @@ class RequestHandler(BaseHTTPRequestHandler):
                 "rules": sorted(PRESET_FIELDS), "players": list(PLAYER_SUGGESTIONS),
                 "replays": self.server.replays is not None,
                 "checkpoints": sorted(available_checkpoints(self.server.store.checkpoint_folder)),
+                "preselect": self.server.preselect,
             })
         if len(segments) == 3 and segments[:2] == ["api", "games"]:
             since = query.get("since")
@@ -264,11 +267,19 @@ class RequestHandler(BaseHTTPRequestHandler):
 def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, replays: "str | Path | None" = None,
                 save_games: "str | Path | None" = None, ttl_s: float = DEFAULT_TTL_S,
                 max_games: int = DEFAULT_MAX_GAMES, max_body: int = DEFAULT_MAX_BODY, quiet: bool = False,
-                store: GameStore | None = None, checkpoints: "str | Path | None" = None) -> RoubaServer:
-    """A bound, not yet serving server (port 0: any free port; see ``server.url``)."""
+                store: GameStore | None = None, checkpoints: "str | Path | None" = None,
+                preselect: dict | None = None) -> RoubaServer:
+    """A bound, not yet serving server (port 0: any free port; see ``server.url``).
+
+    ``preselect`` fills the page's new-game form (``opponents``, ``rules``, ``seat``, ``seed``);
+    its opponents are checked now, with the words a new game would use.
+    """
     library = ReplayLibrary(replays) if replays is not None else None
     store = store or GameStore(ttl_s=ttl_s, max_games=max_games, save_folder=save_games, checkpoint_folder=checkpoints)
-    return RoubaServer((host, port), store, library, max_body=max_body, quiet=quiet)
+    preselect = dict(preselect or {})
+    if preselect.get("opponents"):
+        store.check_new_game({"num_players": len(preselect["opponents"]) + 1, **preselect})
+    return RoubaServer((host, port), store, library, max_body=max_body, quiet=quiet, preselect=preselect)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -288,6 +299,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f"games kept at once (default: {DEFAULT_MAX_GAMES})")
     parser.add_argument("--quiet", action=argparse.BooleanOptionalAction, default=False,
                         help="no request log (default: off)")
+    parser.add_argument("--opponents", nargs="+", default=None, metavar="SPEC",
+                        help="the page's preselected opponents, one per other seat (default: heuristic)")
+    parser.add_argument("--rules", default=None, choices=sorted(PRESET_FIELDS), help="the page's preselected rules")
+    parser.add_argument("--seat", type=int, default=None, help="the page's preselected seat for you")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="the page's preselected deal seed (the same cards every time it is used)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be in 0..65535, got {args.port}")
@@ -310,9 +327,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Serve until interrupted; prints the address first."""
     args = parse_args(argv)
+    preselect = {key: getattr(args, key) for key in ("opponents", "rules", "seat", "seed")
+                 if getattr(args, key) is not None}
     try:
         server = make_server(args.host, args.port, args.replays, args.save_games, args.ttl, args.max_games,
-                             quiet=args.quiet, checkpoints=args.checkpoints)
+                             quiet=args.quiet, checkpoints=args.checkpoints, preselect=preselect)
+    except ApiError as error:  # a preselected opponent, seat or seed the page could not use
+        print(f"error: {error.message}", file=sys.stderr)
+        return 2
     except (OSError, UnicodeError) as error:  # an unknown host, a port in use, no permission
         print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2

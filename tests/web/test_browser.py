@@ -193,3 +193,28 @@ def test_step_through_a_replay(live_server, browser, tmp_path):
     assert not browser.find_element(By.ID, "replay-forward").is_enabled()
     assert "Final scores" in text_of(browser, "replay-result")
 
+
+
+def test_the_form_starts_with_the_command_lines_choices_and_a_seed_deals_that_game(live_server, browser):
+    from selenium.webdriver.common.by import By
+
+    preselect = {"opponents": ["greedy", "random"], "rules": "jokers", "seat": 1, "seed": 77}
+    server, _ = live_server(preselect=preselect)
+    browser.get(server.url + "?delay=0")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#opponents input")) == 2, "preselected seats")
+    assert browser.find_element(By.ID, "num-players").get_attribute("value") == "3"
+    assert [box.get_attribute("value") for box in browser.find_elements(By.CSS_SELECTOR, "#opponents input")] == [
+        "greedy", "random"]
+    assert browser.find_element(By.ID, "rules").get_attribute("value") == "jokers"
+    assert browser.find_element(By.ID, "seat").get_attribute("value") == "1"
+    assert browser.find_element(By.ID, "seed").get_attribute("value") == "77"
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda d: server.store.games, "a game")
+    game = next(iter(server.store.games.values()))
+    assert game.human_seat == 1 and game.rules.jokers and game.rules.num_players == 3
+    import numpy as np
+
+    from rouba_env.rules.seeding import DEAL_SEED_BOUND
+
+    expected = int(np.random.default_rng(np.random.SeedSequence(77)).integers(0, DEAL_SEED_BOUND))
+    assert game.deal_seed == expected, "the seed on the form chose the deal"

@@ -56,3 +56,19 @@ def test_a_public_address_is_announced_with_a_warning():
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
     assert "warning: listening on 0.0.0.0, not only on this machine" in err
+
+
+def test_play_web_takes_the_terminal_flags_as_the_pages_preselection(capsys):
+    from rouba_env.web.server import main, make_server, parse_args
+
+    args = parse_args(["--opponents", "greedy", "random", "--rules", "jokers", "--seat", "2", "--seed", "5"])
+    assert (args.opponents, args.rules, args.seat, args.seed) == (["greedy", "random"], "jokers", 2, 5)
+    server = make_server(port=0, quiet=True, preselect={"opponents": ["greedy"], "seed": 5})
+    try:
+        assert server.preselect == {"opponents": ["greedy"], "seed": 5}
+    finally:
+        server.server_close()
+    assert main(["--port", "0", "--opponents", "wizard"]) == 2
+    assert "unknown player 'wizard'" in capsys.readouterr().err
+    assert main(["--port", "0", "--opponents", "greedy", "--seat", "5"]) == 2
+    assert "seat must be an int in 0..1" in capsys.readouterr().err

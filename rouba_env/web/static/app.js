@@ -251,6 +251,8 @@ async function startGame(event) {
   const body = {
     num_players: Number($("num-players").value), opponents, rules: $("rules").value, seat: Number($("seat").value),
   };
+  const seed = $("seed").value.trim();
+  if (seed !== "") body.seed = Number(seed);  // the same deal every time this seed is used
   $("log").replaceChildren();
   try {
     play.busy = true;
@@ -271,14 +273,19 @@ function fillSetup() {
   const suggestions = [...options.players, ...(options.checkpoints || []).map((name) => `checkpoint:${name}`)];
   for (const spec of new Set(suggestions)) $("player-specs").appendChild(element("option", { value: spec }));
   count.addEventListener("change", fillSeats);
-  fillSeats();
+  const chosen = options.preselect || {};  // rouba-play --web --opponents ... --rules ... --seat ... --seed ...
+  if (chosen.opponents) count.value = String(chosen.opponents.length + 1);
+  if (chosen.rules) $("rules").value = chosen.rules;
+  fillSeats(chosen.opponents || []);
+  if (chosen.seat !== undefined) $("seat").value = String(chosen.seat);
+  if (chosen.seed !== undefined) $("seed").value = String(chosen.seed);
 }
 
-function fillSeats() {
+function fillSeats(given) {
   const n = Number($("num-players").value);
   const seat = $("seat");
   const box = $("opponents");
-  const kept = [...box.querySelectorAll("input")].map((input) => input.value);
+  const kept = Array.isArray(given) && given.length ? given : [...box.querySelectorAll("input")].map((input) => input.value);
   seat.replaceChildren(...Array.from({ length: n }, (_, i) => element("option", { value: i, text: `player ${i}` })));
   box.replaceChildren();
   for (let i = 0; i < n - 1; i += 1) {
