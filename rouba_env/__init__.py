@@ -3,7 +3,8 @@
 Layers, each importing only from those before it: `rouba_env.rules` (the
 pure reference engine) <- `rouba_env.encoding` (observations, actions) <-
 `rouba_env.table` (one game, its seats and the illegal-action rule) and
-`rouba_env.batched` (the batched engine) <- `rouba_env.players` <-
+`rouba_env.batched` (the batched engine) and `rouba_env.openspiel` (the
+OpenSpiel game) <- `rouba_env.players` <-
 `rouba_env.envs` (PettingZoo AEC, Gymnasium) and `rouba_env.evaluation` <-
 `rouba_env.web` and `rouba_env.rllib` <- `rouba_env.cli`. The trainer
 (`rouba_training`) imports this package, never the reverse. Nothing here

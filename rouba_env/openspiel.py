@@ -22,8 +22,8 @@ and ``rules`` (a preset name, default ``standard``).
   with what the player saw (`HiddenCardSampler`), so OpenSpiel's
   information-set MCTS bot can play it.
 
-`OpenSpielPolicy` (specs ``openspiel:mcts`` and ``openspiel:ismcts``) seats
-OpenSpiel's MCTS or IS-MCTS bots at a project table.
+`rouba_env.players.openspiel_bots.OpenSpielPolicy` (specs ``openspiel:mcts`` and
+``openspiel:ismcts``) seats OpenSpiel's MCTS or IS-MCTS bots at a project table.
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ except ImportError as error:  # pragma: no cover (the extra's message)
 from rouba_env.checks import check_int, check_number, is_int, shown
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.players.base import BasePolicy
-from rouba_env.players.determinization import HiddenCardSampler
+from rouba_env.encoding.determinization import HiddenCardSampler
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.cards import make_deck, rank_of
 from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, RulesConfig, make_rules
+from rouba_env.rules.text import render_text
 
 GAME_NAME = "python_rouba_monte"
 DEFAULT_PARAMETERS = {"num_players": 2, "rules": "standard"}
@@ -289,8 +289,6 @@ class RoubaMonteState(pyspiel.State):
     def __str__(self) -> str:
         if self.engine_state is None:
             return f"dealing: {len(self.order)} of {len(self.game_.deck)} cards placed"
-        from rouba_env.envs.render import render_text
-
         return render_text(self.engine_state, viewer=None if self.is_terminal() else self.engine_state.current)
 
 
@@ -405,56 +403,3 @@ def deserialize_game_and_state(text: str) -> tuple[RoubaMonteGame, RoubaMonteSta
     except (pyspiel.SpielError, RuntimeError, ValueError) as error:
         raise ValueError(f"bad game line {shown(game_string)}: {error}") from None
     return game, game.deserialize_state(history)
-
-
-OPENSPIEL_BOTS = ("mcts", "ismcts")
-DEFAULT_SIMULATIONS = 50
-"""Simulations per decision: each is one rollout of random play (a few milliseconds here)."""
-MAX_SIMULATIONS = 100_000
-DEFAULT_UCT_C = 2.0
-
-
-class OpenSpielPolicy(BasePolicy):
-    """OpenSpiel's MCTS or information-set MCTS bot as a project player (specs ``openspiel:mcts``, ``openspiel:ismcts``).
-
-    The bot sees a `RoubaMonteState` built from the player's observation: the hidden cards drawn
-    consistently with it (`HiddenCardSampler`). IS-MCTS then resamples the hidden cards itself on every
-    simulation; MCTS searches that one drawn world as if it were the true one. Leaves are scored by
-    random rollouts (OpenSpiel's `RandomRolloutEvaluator`); both bots draw their randomness from the
-    caller's generator. Options: ``simulations`` (int, 1..100000), ``uct_c`` (float > 0).
-    """
-
-    def __init__(self, rules: RulesConfig, max_players: int | None = None, argument: str | None = None,
-                 simulations: int = DEFAULT_SIMULATIONS, uct_c: float = DEFAULT_UCT_C):
-        super().__init__(rules, max_players)
-        if argument not in OPENSPIEL_BOTS:
-            raise ValueError(f"openspiel players are {', '.join('openspiel:' + b for b in OPENSPIEL_BOTS)}; "
-                             f"got {argument!r}")
-        if self.encoder.max_players != rules.num_players:
-            raise ValueError("openspiel players play unpadded tables (max_players equal to num_players)")
-        preset = next((name for name in PRESET_FIELDS if make_rules(name, num_players=rules.num_players) == rules),
-                      None)
-        if preset is None:
-            raise ValueError("openspiel players play the rules presets; these rules are none of them")
-        self.bot_name, self.name = argument, f"openspiel:{argument}"
-        self.simulations = check_int("openspiel simulations", simulations, 1, MAX_SIMULATIONS)
-        self.uct_c = check_number("openspiel uct_c", uct_c, 0)
-        self.game = pyspiel.load_game(GAME_NAME, {"num_players": rules.num_players, "rules": preset})
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
-        from open_spiel.python.algorithms import ismcts, mcts
-
-        obs, legal = self.checked(obs, mask)
-        legal_actions = np.flatnonzero(legal[0])
-        if legal_actions.size == 1:
-            return int(legal_actions[0])
-        random_state = np.random.RandomState(int(rng.integers(2**31)))
-        world = HiddenCardSampler(self.rules, obs[0], self.encoder).sample(rng)
-        state = RoubaMonteState(self.game, world)
-        evaluator = mcts.RandomRolloutEvaluator(1, random_state)
-        if self.bot_name == "ismcts":
-            bot = ismcts.ISMCTSBot(game=self.game, evaluator=evaluator, uct_c=self.uct_c,
-                                   max_simulations=self.simulations, random_state=random_state)
-        else:
-            bot = mcts.MCTSBot(self.game, self.uct_c, self.simulations, evaluator, random_state=random_state)
-        return int(bot.step(state))  # an illegal answer is the table's IllegalPlayerAction, as for every player

@@ -103,3 +103,26 @@ def test_the_metadata_names_its_authors():
     from importlib.metadata import metadata
 
     assert "rouba_env developers" in (metadata("rouba_env")["Author"] or "")
+
+
+def test_the_players_import_nothing_from_the_floors_above_them():
+    """players/ reads rules, encodings, the tables, the batched engine and the OpenSpiel game only."""
+    import ast
+
+    above = ("rouba_env.envs", "rouba_env.evaluation", "rouba_env.web", "rouba_env.rllib", "rouba_env.cli",
+             "rouba_training")
+    package = Path(__file__).resolve().parents[1] / "rouba_env"
+
+    def imported(path: Path) -> list[str]:
+        names = []
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names.append(node.module or "")
+            elif isinstance(node, ast.Import):
+                names.extend(alias.name for alias in node.names)
+        return names
+
+    for path in (package / "players").glob("*.py"):
+        assert not any(name.startswith(above) for name in imported(path)), path.name
+    game = imported(package / "openspiel.py")
+    assert not any(name.startswith(("rouba_env.players", *above)) for name in game), "the game sits below the players"

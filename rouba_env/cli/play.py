@@ -27,7 +27,7 @@ from rouba_env.cli.common import HelpWithDefaults, announce_run_folders, fail, r
 from rouba_env.table import IllegalPlayerAction, Table
 from rouba_env.players.checkpoint import shipped_names
 from rouba_env.players.registry import known_players, make_policy
-from rouba_env.envs.render import render_text
+from rouba_env.rules.text import render_text
 
 
 def parse_args(argv):

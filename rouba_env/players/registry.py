@@ -69,7 +69,7 @@ def _make_openspiel(rules: RulesConfig, max_players: int | None = None, **option
     """``openspiel:mcts`` or ``openspiel:ismcts[,simulations=N][,uct_c=C]``; needs the openspiel extra,
     imported only when such a player is asked for."""
     try:
-        from rouba_env.openspiel import OpenSpielPolicy
+        from rouba_env.players.openspiel_bots import OpenSpielPolicy
     except ImportError as error:
         raise ValueError(str(error)) from None
     types = {"argument": str, "simulations": int, "uct_c": float}

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.players.determinization import HiddenCardSampler, determinize
+from rouba_env.encoding.determinization import HiddenCardSampler, determinize
 from rouba_env.players.expert import ExpertPolicy, seat_value, solve_two_player
 from rouba_env.players.registry import make_policy
 from rouba_env.players.scripted import GreedyPolicy
