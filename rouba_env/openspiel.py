@@ -222,6 +222,7 @@ class RoubaMonteState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal card {action}"
+        player = self._seat(player)
         return f"p{player} {self.game_.actions.describe(self.engine_state, action)}" \
             if self.engine_state is not None and not engine.is_terminal(self.engine_state) else f"p{player} {action}"
 

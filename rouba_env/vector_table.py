@@ -113,6 +113,8 @@ class VectorTable:
         self.seconds = np.zeros((num_games, rules.num_players), dtype=np.float64)
         """Seconds each seat's player spent on them (a batch call's time shared equally by its rows)."""
         self.before_move = before_move
+        self.dealt = np.zeros(num_games, dtype=bool)
+        """The slot has been dealt a game (`start`)."""
         self._all = np.arange(num_games, dtype=np.int64)
 
     # ------------------------------------------------------------ seating and dealing
@@ -122,6 +124,9 @@ class VectorTable:
         for index, known in enumerate(self.players):
             if known is player:
                 return index
+        if isinstance(player, str):
+            raise ValueError(f"the batched table seats Policy objects, not spec strings: "
+                             f"make_policy({player!r}, rules) makes one")
         require_batch_player(player)
         size = getattr(getattr(player, "encoder", None), "size", self.game.obs_size)
         if size != self.game.obs_size:
@@ -146,6 +151,7 @@ class VectorTable:
         slots = self.game._as_slots(slots)
         self.game.deal(slots, deal_seeds)
         self.offender[slots] = NO_SEAT
+        self.dealt[slots] = True
         self.decisions[slots] = 0
         self.seconds[slots] = 0.0
 
@@ -259,8 +265,12 @@ class VectorTable:
         to_act = self.player_to_act()[slots]
         if (to_act != OPEN_SEAT).any():
             i = int(np.flatnonzero(to_act != OPEN_SEAT)[0])
-            what = "its game is over" if to_act[i] == -2 else f"seat {int(game.current[slots[i]])} to act is held by " \
-                                                              f"{self.players[to_act[i]]!r}"
+            if not self.dealt[slots[i]]:
+                what = "it holds no game yet (seat() and start() it first)"
+            elif to_act[i] == -2:
+                what = "its game is over"
+            else:
+                what = f"seat {int(game.current[slots[i]])} to act is held by {self.players[to_act[i]]!r}"
             raise ValueError(f"slot {int(slots[i])} has no open seat to act: {what}")
         if actions.size and (actions.min() < np.iinfo(np.int64).min or actions.max() > np.iinfo(np.int64).max):
             raise ValueError("actions out of the int64 range")

@@ -35,7 +35,10 @@ class RoubaSB3VecEnv(VecEnv):
     """``num_envs`` games of a `RoubaVectorEnv` (same options) as an sb3 ``VecEnv``."""
 
     def __init__(self, num_envs: int = 1, **env_kwargs):
-        env_kwargs.pop("autoreset_mode", None)
+        mode = env_kwargs.pop("autoreset_mode", AutoresetMode.SAME_STEP)
+        if mode not in (AutoresetMode.SAME_STEP, "same_step", AutoresetMode.SAME_STEP.value):
+            raise ValueError(f"an sb3 VecEnv resets a finished game in the same step; autoreset_mode={mode!r} "
+                             f"cannot be had here (RoubaVectorEnv offers next_step)")
         self.vector = RoubaVectorEnv(num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **env_kwargs)
         self.render_mode = None
         super().__init__(self.vector.num_envs, self.vector.single_observation_space,
@@ -77,8 +80,16 @@ class RoubaSB3VecEnv(VecEnv):
         return list(self._get_indices(indices))
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        value = getattr(self, attr_name) if attr_name == "render_mode" else getattr(self.vector, attr_name)
-        return [value for _ in self._targets(indices)]
+        targets = self._targets(indices)
+        if attr_name == "seat":  # the learner's seat, per game
+            return [int(self.vector.learner[i]) for i in targets]
+        if attr_name == "render_mode":
+            return [self.render_mode for _ in targets]
+        if not hasattr(self.vector, attr_name):
+            raise AttributeError(f"RoubaSB3VecEnv games have no attribute {attr_name!r}; per game: 'seat'; shared: "
+                                 f"the RoubaVectorEnv's settings (rules, num_envs, dict_observation, ...)")
+        value = getattr(self.vector, attr_name)
+        return [value for _ in targets]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         raise AttributeError(f"the games of a RoubaSB3VecEnv share their settings; {attr_name!r} cannot be set "

@@ -110,6 +110,9 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
         **rule_fields,
     ):
+        if "autoreset_mode" in rule_fields:  # a vector environment's option, given to a single game
+            raise ValueError("autoreset_mode is an option of the vector environment; with vectorization_mode='sync' "
+                             "pass vector_kwargs={'autoreset_mode': gymnasium.vector.AutoresetMode.SAME_STEP}")
         self.rules = make_rules(rules, **rule_fields)
         self.seat_choice = check_seat_choice(seat, self.rules.num_players)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])

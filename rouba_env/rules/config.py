@@ -6,10 +6,10 @@ game can never start. `PRESETS` names the rules page and each of its variants.
 
 from __future__ import annotations
 
-import numpy as np
-
 import dataclasses
 from dataclasses import dataclass
+
+import numpy as np
 
 from rouba_env.checks import is_int
 from rouba_env.rules.cards import CARDS_PER_DECK, JOKERS_PER_DECK, NUM_SUITS
@@ -154,7 +154,15 @@ def preset(name: str, **overrides) -> RulesConfig:
 
 
 def make_rules(rules: "RulesConfig | str | dict | None" = None, **fields) -> RulesConfig:
-    """A `RulesConfig` from a preset name, a dict, a config or None (standard), plus field overrides."""
+    """A `RulesConfig` from a preset name, a dict, a config or None (standard), plus field overrides.
+
+    An override that is no rules field is a ValueError naming the fields (the environments pass their
+    leftover keyword arguments here, so a misspelt option is caught too).
+    """
+    unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(RulesConfig)})
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}: neither an option of this call nor a rules field "
+                         f"({', '.join(f.name for f in dataclasses.fields(RulesConfig))})")
     if rules is None:
         rules = "standard"
     if isinstance(rules, str):

@@ -112,7 +112,9 @@ def check_opponent_spec(spec, checkpoints: dict[str, Path]) -> tuple[str, str]:
         if key in CHECKPOINT_OPTIONS:
             built[key] = by_name(value)
         elif key in WEB_BUDGETS:
-            if not (value.isascii() and value.isdigit() and len(value) <= 9) or int(value) > WEB_BUDGETS[key]:
+            if not (value.isascii() and value.isdigit()):
+                raise bad_request(f"spec {spec!r}: {key} must be a whole number, got {value[:20]!r}")
+            if len(value) > 9 or int(value) > WEB_BUDGETS[key]:
                 raise bad_request(f"spec {spec!r}: {key} may be at most {WEB_BUDGETS[key]} in browser games "
                                   f"(each move is played while the page waits), got {value[:20]!r}")
     if name == "checkpoint":

@@ -277,8 +277,9 @@ def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, replays: "st
     library = ReplayLibrary(replays) if replays is not None else None
     store = store or GameStore(ttl_s=ttl_s, max_games=max_games, save_folder=save_games, checkpoint_folder=checkpoints)
     preselect = dict(preselect or {})
-    if preselect.get("opponents"):
-        store.check_new_game({"num_players": len(preselect["opponents"]) + 1, **preselect})
+    if preselect:  # what the form starts with must be a game the server would start
+        opponents = preselect.get("opponents") or ["heuristic"]
+        store.check_new_game({"num_players": len(opponents) + 1, **preselect, "opponents": opponents})
     return RoubaServer((host, port), store, library, max_body=max_body, quiet=quiet, preselect=preselect)
 
 

@@ -213,3 +213,26 @@ def test_the_gymnasium_vector_checks_of_spaces_hold():
             obs, *_ = envs.step(masked_actions(info["action_mask"], np.random.default_rng(0)))
             info = _[-1]
             assert envs.observation_space.contains(obs)
+
+
+def test_what_a_new_user_mistypes_gets_a_clear_error():
+    from rouba_env.envs.sb3 import RoubaSB3VecEnv
+    from rouba_env.rules.config import preset
+    from rouba_env.vector_table import VectorTable
+
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['foo'\]: neither an option of this call nor a rules"):
+        gymnasium.make_vec("RoubaMonte-v0", num_envs=2, foo=1)
+    with pytest.raises(ValueError, match="vector_kwargs"):
+        gymnasium.make_vec("RoubaMonte-v0", num_envs=2, vectorization_mode="sync", autoreset_mode="next_step")
+    with pytest.raises(ValueError, match="not spec strings: make_policy"):
+        VectorTable(preset("standard"), 2, ["heuristic"])
+    with pytest.raises(ValueError, match="same step"):
+        RoubaSB3VecEnv(2, autoreset_mode="next_step")
+    env = RoubaSB3VecEnv(3, opponents="random", seat="random")
+    env.reset()
+    assert env.get_attr("seat") == env.vector.learner.tolist()
+    with pytest.raises(AttributeError, match="per game: 'seat'"):
+        env.get_attr("nothing_like_this")
+    table = VectorTable(preset("standard"), 2)
+    with pytest.raises(ValueError, match="holds no game yet"):
+        table.play([0, 1], [0, 0])

@@ -204,3 +204,12 @@ def test_the_observer_honours_the_observation_type():
     everyone.set_from(state, 0)
     assert set(everyone.dict) == {"private"} and everyone.tensor.sum() == sum(
         len(hand) for hand in state.engine_state.hands), "every hand, from the observer's point of view"
+
+
+def test_action_texts_name_a_seat_of_the_table():
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"num_players": 2})
+    state = play_randomly(game.new_initial_state(), np.random.default_rng(9), stop_after=60)
+    action = state.legal_actions()[0]
+    assert state.action_to_string(state.current_player(), action).startswith(f"p{state.current_player()} ")
+    with pytest.raises(ValueError, match=r"player must be a seat in 0..1"):
+        state.action_to_string(99, action)

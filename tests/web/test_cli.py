@@ -72,3 +72,15 @@ def test_play_web_takes_the_terminal_flags_as_the_pages_preselection(capsys):
     assert "unknown player 'wizard'" in capsys.readouterr().err
     assert main(["--port", "0", "--opponents", "greedy", "--seat", "5"]) == 2
     assert "seat must be an int in 0..1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--seed", "-3"], "seed must be null or an int"),
+    (["--opponents", "expert:samples=x"], "samples must be a whole number"),
+    (["--rules", "jokers", "--seat", "3"], "seat must be an int in 0..1"),
+])
+def test_a_preselection_the_page_could_not_use_is_refused_before_serving(flags, message, capsys):
+    from rouba_env.web.server import main
+
+    assert main(["--port", "0", *flags]) == 2
+    assert message in capsys.readouterr().err
