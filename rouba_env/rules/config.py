@@ -156,13 +156,15 @@ def preset(name: str, **overrides) -> RulesConfig:
 def make_rules(rules: "RulesConfig | str | dict | None" = None, **fields) -> RulesConfig:
     """A `RulesConfig` from a preset name, a dict, a config or None (standard), plus field overrides.
 
-    An override that is no rules field is a ValueError naming the fields (the environments pass their
-    leftover keyword arguments here, so a misspelt option is caught too).
+    An override that is no rules field is a TypeError naming the fields, as Python reports an
+    unexpected keyword argument (the environments pass their leftover keyword arguments here, so a
+    misspelt option is caught too; libraries such as TorchRL retry without an option on TypeError).
     """
     unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(RulesConfig)})
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown}: neither an option of this call nor a rules field "
-                         f"({', '.join(f.name for f in dataclasses.fields(RulesConfig))})")
+        named = ", ".join(f"unexpected keyword argument {name!r}" for name in unknown)  # Python's own words
+        raise TypeError(f"{named}: neither an option of this call nor a rules field "
+                        f"({', '.join(f.name for f in dataclasses.fields(RulesConfig))})")
     if rules is None:
         rules = "standard"
     if isinstance(rules, str):

@@ -220,7 +220,7 @@ def test_what_a_new_user_mistypes_gets_a_clear_error():
     from rouba_env.rules.config import preset
     from rouba_env.vector_table import VectorTable
 
-    with pytest.raises(ValueError, match=r"unknown option\(s\) \['foo'\]: neither an option of this call nor a rules"):
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'foo': neither an option of this call nor a rules"):
         gymnasium.make_vec("RoubaMonte-v0", num_envs=2, foo=1)
     with pytest.raises(ValueError, match="vector_kwargs"):
         gymnasium.make_vec("RoubaMonte-v0", num_envs=2, vectorization_mode="sync", autoreset_mode="next_step")
