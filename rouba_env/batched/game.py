@@ -165,13 +165,7 @@ class VectorGame:
                 f"illegal action {int(acts[bad])} in slot {bad} (seat {int(self.current[bad])} to act); "
                 f"legal actions: {legal}"
             )
-        n_ended = kernels.step_games(
-            acts, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen, self._pile,
-            self._top, self._talk, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
-            self.rewards, self.done, self.final_scores, self._ended,
-        )
-        if n_ended and self.auto_reset:
-            self._start_games(self._ended[:n_ended])
+        self.play_checked(self._slots, acts)  # every slot: a finished game's action is ignored
 
     def step_slots(self, slots, actions) -> np.ndarray:
         """Play ``actions[i]`` in slot ``slots[i]`` only; every other slot is left as it is.

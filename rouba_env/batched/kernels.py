@@ -416,19 +416,6 @@ def play_slot(b, a, p, rules, hands, hand_count, table, seen, pile, top, talk, d
 
 
 @numba.njit(cache=True, nogil=True, inline="never")
-def step_games(actions, p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap, turn,
-               obs, mask, rewards, done, final_scores, ended):
-    """Play one (checked) action per live slot; returns how many games ended (their slots in ``ended``)."""
-    n_ended = 0
-    for b in range(actions.shape[0]):
-        if play_slot(b, actions[b], p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap,
-                     turn, obs, mask, rewards, done, final_scores):
-            ended[n_ended] = b
-            n_ended += 1
-    return n_ended
-
-
-@numba.njit(cache=True, nogil=True, inline="never")
 def step_slots(slots, actions, p, rules, hands, hand_count, table, seen, pile, top, talk, deck, deck_len, current, last_cap,
                turn, obs, mask, rewards, done, final_scores, ended):
     """Play ``actions[i]`` (checked) in slot ``slots[i]`` only; returns how many games ended (their slots in ``ended``)."""
