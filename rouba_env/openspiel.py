@@ -1,12 +1,14 @@
 """Rouba-monte as an OpenSpiel Python game: ``pyspiel.load_game("python_rouba_monte", {...})``.
 
 Needs the ``openspiel`` extra (``pip install open_spiel``). Importing
-this module registers the game. Parameters: ``num_players`` (2..8, default 2)
-and ``rules`` (a preset name, default ``standard``).
+this module registers the game. Parameters: ``num_players`` (2..8, default 2),
+``rules`` (a preset name, default ``standard``, or ``mini`` / ``small`` to solve exactly) and, changing
+the preset, ``ranks`` (1..13), ``suits`` (1..4), ``hand_size`` (0 keeps the preset's) and
+``table_cards`` (-1 keeps the preset's).
 
 * Chance: the game starts with one chance node per card, each choosing which
   of the remaining cards comes next in the shuffled deck (outcomes are the
-  cards' positions in `make_deck`); the deal then follows the rules, as
+  cards' positions in `RulesConfig.unshuffled_deck`); the deal then follows the rules, as
   `rouba_env.rules.engine.deal_from_deck` does.
 * Players' actions are the project's action indices (`ActionEncoding`), the
   rules are the reference engine's, legality comes from the same `Table`
@@ -15,8 +17,8 @@ and ``rules`` (a preset name, default ``standard``).
   in play): zero-sum at every table size.
 * Observations: the project's observation vector (`ObservationEncoder`) as the
   observation tensor and the information-state tensor; the information-state
-  string is the seat, its hand (by rank) and every move so far, which is perfect recall
-  in this game (every card a player held was played face up or is still in
+  string is the seat, its hand (by rank), the table first laid and every move so far, which is
+  perfect recall in this game (every card a player held was played face up or is still in
   its hand, and hands are dealt only when all are empty).
 * `RoubaMonteState.resample_from_infostate` draws the hidden cards consistently
   with what the player saw (`HiddenCardSampler`), so OpenSpiel's
@@ -43,13 +45,15 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.encoding.determinization import HiddenCardSampler
 from rouba_env.rules import engine, scoring
-from rouba_env.rules.cards import make_deck, rank_of
+from rouba_env.rules.cards import rank_of
 from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, RulesConfig, make_rules
 from rouba_env.rules.text import render_text
 
 GAME_NAME = "python_rouba_monte"
-DEFAULT_PARAMETERS = {"num_players": 2, "rules": "standard"}
+KEEP_PRESET = {"ranks": 0, "suits": 0, "hand_size": 0, "table_cards": -1}
+"""Parameters that change one field of the preset's rules, each with the default that keeps the preset's."""
+DEFAULT_PARAMETERS = {"num_players": 2, "rules": "standard", **KEEP_PRESET}
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
     long_name="Python rouba-monte (Stealing Bundles)",
@@ -76,7 +80,8 @@ def game_rules(params: dict) -> RulesConfig:
     preset = params.get("rules", DEFAULT_PARAMETERS["rules"])
     if preset not in PRESET_FIELDS:
         raise ValueError(f"rules must be one of {sorted(PRESET_FIELDS)}, got {preset!r}")
-    return make_rules(preset, num_players=int(params.get("num_players", DEFAULT_PARAMETERS["num_players"])))
+    changes = {name: int(params[name]) for name, keep in KEEP_PRESET.items() if params.get(name, keep) != keep}
+    return make_rules(preset, num_players=int(params.get("num_players", DEFAULT_PARAMETERS["num_players"])), **changes)
 
 
 class GameSetup:
@@ -86,7 +91,7 @@ class GameSetup:
         self.rules = game_rules({**DEFAULT_PARAMETERS, **params})
         self.actions = ActionEncoding(self.rules)
         self.encoder = ObservationEncoder(self.rules)
-        self.deck = make_deck(self.rules.decks, self.rules.jokers)
+        self.deck = self.rules.unshuffled_deck()
 
 
 def setup_of(game: pyspiel.Game) -> GameSetup:
@@ -167,7 +172,8 @@ class RoubaMonteState(pyspiel.State):
     """A position: the deck's order chosen so far by chance, then the reference engine's `GameState`."""
 
     def __init__(self, game: RoubaMonteGame, engine_state: engine.GameState | None = None,
-                 moves: list[tuple[int, int]] | None = None, setup: GameSetup | None = None):
+                 moves: list[tuple[int, int]] | None = None, setup: GameSetup | None = None,
+                 laid: tuple[int, ...] = ()):
         super().__init__(game)
         self.game_ = setup or setup_of(game)
         """The game's rules, encodings and deck."""
@@ -177,6 +183,8 @@ class RoubaMonteState(pyspiel.State):
         self.engine_state = engine_state
         self.moves = list(moves or [])
         """(seat, action) of every move: the public history."""
+        self.laid = tuple(laid)
+        """Ranks of the table first laid, sorted: public, and part of every information state."""
 
     # -- OpenSpiel API ---------------------------------------------------
 
@@ -208,6 +216,7 @@ class RoubaMonteState(pyspiel.State):
             if len(self.order) == len(self.game_.deck):
                 deck = [self.game_.deck[position] for position in self.order]
                 self.engine_state = engine.deal_from_deck(self.game_.rules, deck)
+                self.laid = tuple(sorted(rank_of(card) for card in self.engine_state.table))
             return
         if engine.is_terminal(self.engine_state):
             raise ValueError(f"action {shown(action)}: the game is over")
@@ -257,7 +266,7 @@ class RoubaMonteState(pyspiel.State):
         # Ranks, not card codes: suits never matter in this game, and a resampled world may swap them.
         hand = sorted(rank_of(card) for card in self.engine_state.hands[player]) if self.engine_state else []
         history = " ".join(f"{seat}:{action}" for seat, action in self.moves)
-        return f"seat {player}; hand {hand}; moves {history}"
+        return f"seat {player}; hand {hand}; table {list(self.laid)}; moves {history}"
 
     def observation_string(self, player: int | None = None) -> str:
         player = self._seat(player)
@@ -285,7 +294,7 @@ class RoubaMonteState(pyspiel.State):
         world = sampler.sample(np.random.default_rng(seed))
         world.turn, world.last_move = self.engine_state.turn, self.engine_state.last_move
         world.last_capturer = self.engine_state.last_capturer
-        return RoubaMonteState(self.game_object, world, self.moves, self.game_)
+        return RoubaMonteState(self.game_object, world, self.moves, self.game_, self.laid)
 
     def __str__(self) -> str:
         if self.engine_state is None:

@@ -220,15 +220,16 @@ def network_tensors(network: ActorCritic) -> dict[str, np.ndarray]:
 
 
 def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max_players: int,
-                 name: str = "learner") -> NetworkPolicy:
-    """A CPU numpy copy of the network as a greedy `NetworkPolicy` (for evaluation games)."""
+                 name: str = "learner", deterministic: bool = True) -> NetworkPolicy:
+    """A CPU numpy copy of the network as a `NetworkPolicy`: greedy (for evaluation games) unless
+    ``deterministic`` is False (it then samples, as the trainer's rollouts do)."""
     network = playing_network(network)
     tensors = network_tensors(network)
     if network.architecture == "rank":
         twin = RankNetwork(tensors, max_players)
     else:
         twin = MLP(tensors, len(network.hidden_sizes))
-    return NetworkPolicy(twin, rules, None, network_players=max_players, deterministic=True, name=name)
+    return NetworkPolicy(twin, rules, None, network_players=max_players, deterministic=deterministic, name=name)
 
 
 def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rules: RulesConfig,

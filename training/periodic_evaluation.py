@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rouba_env.rules.config import RulesConfig
 from rouba_env.evaluation.duplicate import evaluate
+from rouba_env.evaluation.exploitability import nash_conv, policy_strategy
+from rouba_env.evaluation.game_tree import GameTree
 from rouba_training.network import ActorCritic, numpy_policy
 
 EVAL_SEED = 12345
@@ -11,14 +13,20 @@ EVAL_SEED = 12345
 
 
 def evaluate_network(network: ActorCritic, rules: RulesConfig, max_players: int, opponents: tuple[str, ...],
-                     games: int, seed: int = EVAL_SEED) -> list[dict]:
+                     games: int, seed: int = EVAL_SEED, tree: GameTree | None = None) -> list[dict]:
     """Win rate (Wilson 95% interval), mean score and margin of the learner against each opponent.
 
     The learner plays its most likely legal action (argmax), heads-up against
     each opponent spec at a table of ``rules.num_players`` seats (the opponent
-    fills every other seat), over the same duplicate deals.
+    fills every other seat), over the same duplicate deals. With the game's ``tree``
+    (rules small enough to solve) every row also holds ``nash_conv``: the exact NashConv of the
+    policy the trainer learns (sampling from its action probabilities).
     """
     learner = numpy_policy(network, rules, max_players)
+    measured = {}
+    if tree is not None:
+        sampling = numpy_policy(network, rules, max_players, deterministic=False)
+        measured["nash_conv"] = nash_conv(tree, policy_strategy(tree, sampling)[0])
     rows = []
     for opponent in opponents:
         lineup = [learner] + [opponent] * (rules.num_players - 1)
@@ -32,5 +40,6 @@ def evaluate_network(network: ActorCritic, rules: RulesConfig, max_players: int,
             "win_high": stats.win_high,
             "mean_margin": stats.mean_margin,
             "mean_score": stats.mean_score,
+            **measured,
         })
     return rows

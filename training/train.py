@@ -22,6 +22,7 @@ import torch
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.evaluation.game_tree import solvable_tree
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
@@ -55,7 +56,7 @@ METRIC_FIELDS = [
     "train_reward", "pool_size", "hand_loss",
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
-               "mean_margin", "mean_score", "kind"]
+               "mean_margin", "mean_score", "kind", "nash_conv"]
 SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic", "hand_coef")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -72,10 +73,14 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
     eval_path, metrics_path = run_dir / EVAL_FILE, run_dir / METRICS_FILE
     if not metrics_path.exists():
         return None
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    rows = []
     if eval_path.exists():
         with eval_path.open(newline="") as stream:
             rows = list(csv.DictReader(stream))
+    solved = [r for r in rows if r.get("nash_conv")]
+    figure, axes = plt.subplots(1, 3 if solved else 2, figsize=(16 if solved else 11, 4))
+    left, right = axes[0], axes[1]
+    if rows:
         for opponent in dict.fromkeys(r["opponent"] for r in rows):
             mine = [r for r in rows if r["opponent"] == opponent]
             x = [int(r["learner_steps"]) for r in mine]
@@ -89,9 +94,15 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
         metrics = list(csv.DictReader(stream))
     right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics])
     right.set(xlabel="learner steps", ylabel="mean final training reward", title="Training games (mixed opponents)")
+    if solved:
+        measured = {int(r["update"]): (int(r["learner_steps"]), float(r["nash_conv"])) for r in solved}
+        steps, values = zip(*(measured[update] for update in sorted(measured)))
+        axes[2].plot(steps, values, marker="o")
+        axes[2].set(xlabel="learner steps", ylabel="NashConv (0: an equilibrium)", ylim=(0, None),
+                    title="Exact exploitability of the sampling policy")
     from matplotlib.ticker import EngFormatter, MaxNLocator
 
-    for axis in (left, right):  # 1.5M, not 1500000: tick labels that never run together
+    for axis in axes:  # 1.5M, not 1500000: tick labels that never run together
         axis.xaxis.set_major_formatter(EngFormatter(sep=""))
         axis.xaxis.set_major_locator(MaxNLocator(nbins=5))
     figure.tight_layout()
@@ -253,10 +264,14 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             "evaluation": latest_eval,
         })
 
+    trees = {rules: solvable_tree(rules, config.reward) for rules in tables}
+    """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
+
     def run_evaluation(games_per_opponent: int, kind: str) -> list[dict]:
         rows = []
         for rules in tables:
-            for row in evaluate_network(network, rules, max_players, config.eval_opponents, games_per_opponent):
+            for row in evaluate_network(network, rules, max_players, config.eval_opponents, games_per_opponent,
+                                        tree=trees[rules]):
                 row = {"update": update, "learner_steps": learner_steps, **row, "kind": kind}
                 if len(tables) > 1:
                     row["opponent"] = f"{row['opponent']}@{rules.num_players}p"
@@ -315,9 +330,10 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
                 latest_eval = run_evaluation(config.eval_games, "periodic")
                 evaluation_seconds += time.perf_counter() - evaluation_started
                 append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
+                solved = {r["nash_conv"] for r in latest_eval if "nash_conv" in r}
                 bar.write(f"update {update}, {learner_steps} steps: " + ", ".join(
                     f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
-                    for r in latest_eval))
+                    for r in latest_eval) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
             minutes = (time.monotonic() - last_checkpoint) / 60
             if (update % config.checkpoint_interval == 0 or received
                     or (config.checkpoint_minutes and minutes >= config.checkpoint_minutes)):

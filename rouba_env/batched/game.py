@@ -38,7 +38,7 @@ from rouba_env.checks import check_flag, check_int
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
 from rouba_env.encoding.observation import RULE_FLAGS, ObservationEncoder
 from rouba_env.rules import engine
-from rouba_env.rules.cards import make_deck, rank_of
+from rouba_env.rules.cards import rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, GameState
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD, REWARD_MODES, check_reward_mode
@@ -46,8 +46,8 @@ from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
 
 
 def _base_ranks(config: RulesConfig) -> np.ndarray:
-    """Rank (0..13) of each card of the unshuffled deck `make_deck` (the order `shuffle_order` permutes)."""
-    return np.array([rank_of(card) for card in make_deck(config.decks, config.jokers)], dtype=np.int8)
+    """Rank (0..13) of each card of `RulesConfig.unshuffled_deck` (the order `shuffle_order` permutes)."""
+    return np.array([rank_of(card) for card in config.unshuffled_deck()], dtype=np.int8)
 
 
 class VectorGame:
@@ -321,7 +321,7 @@ class VectorGame:
             raise ValueError("from_states needs at least one state")
         game = cls(config, len(states), max_players=max_players, auto_reset=False, reward=reward)
         n = config.num_players
-        decks = Counter(make_deck(config.decks, config.jokers))
+        decks = Counter(config.unshuffled_deck())
         for b, state in enumerate(states):
             if not isinstance(state, GameState):
                 raise ValueError(f"states[{b}] is a {type(state).__name__}, not a GameState")

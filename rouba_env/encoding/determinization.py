@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder
-from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, make_deck, rank_of
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState
 
@@ -18,7 +18,7 @@ class DeckByRank:
     """The decks' card codes grouped by rank slot: turns a multiset of rank slots into distinct cards."""
 
     def __init__(self, rules: RulesConfig):
-        self.codes = np.array(sorted(make_deck(rules.decks, rules.jokers), key=rank_of), dtype=np.int64)
+        self.codes = np.array(sorted(rules.unshuffled_deck(), key=rank_of), dtype=np.int64)
         """Card codes sorted by rank slot."""
         self.copies = np.bincount([rank_of(card) for card in self.codes.tolist()], minlength=NUM_RANK_SLOTS)
         """Copies of each rank slot in the decks."""

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
-from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD, make_deck
+from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
 
@@ -210,7 +210,7 @@ class ObservationEncoder:
         self._talk_starts = lay["passed"].start, lay["played"].start
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        copies = np.array(rank_counts(make_deck(self.config.decks, self.config.jokers)), dtype=np.float32)
+        copies = np.array(rank_counts(self.config.unshuffled_deck()), dtype=np.float32)
         high = np.ones(self.size, dtype=np.float32)
         whole = np.ones(self.size, dtype=bool)
         for block in COUNT_BLOCKS:

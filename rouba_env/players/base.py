@@ -35,6 +35,13 @@ class Policy(Protocol):
         """
 
 
+PROBABILITIES_METHOD = "action_probabilities"
+"""The optional method ``action_probabilities(obs[B, D], mask[B, A]) -> float64[B, A]`` of a player whose
+choice has a distribution known in closed form (random, greedy, heuristic, networks): the probability that
+`Policy.act_batch` plays each action. Exact exploitability reads it (`rouba_env.evaluation.exploitability`);
+for players without it the distribution is estimated from their moves."""
+
+
 class BasePolicy:
     """Convenience base: implement `act_batch` (or `act`) and get the other one.
 
@@ -132,3 +139,8 @@ class RandomPolicy(BasePolicy):
         chosen = np.empty(len(legal), dtype=np.int64)
         sample_legal(legal.view(np.int8), uniform_rows(rng, len(legal), 1)[:, 0], chosen)
         return chosen
+
+    def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """float64[B, A]: equal over each row's legal actions."""
+        _, legal = self.checked(obs, mask)
+        return legal / legal.sum(axis=1, keepdims=True)

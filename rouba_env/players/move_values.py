@@ -12,7 +12,7 @@ import numpy as np
 from rouba_env.encoding.actions import ActionEncoding, action_move
 from rouba_env.encoding.observation import ObservationView
 from rouba_env.players.base import check_mask
-from rouba_env.rules.cards import JOKER_RANK, JOKERS_PER_DECK, NUM_RANKS
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS
 from rouba_env.rules.config import RulesConfig
 from rouba_env.streams import Randomness, uniform_runs
 from rouba_env.rules.engine import (
@@ -119,10 +119,9 @@ def unseen_counts(view: ObservationView, rules: RulesConfig) -> tuple[np.ndarray
     Unseen = copies in the decks - seen face up (table, piles) - own hand: those
     cards are in opponents' hands or in the deck.
     """
-    copies = rules.copies_per_rank
-    jokers = JOKERS_PER_DECK * rules.decks if rules.jokers else 0
-    natural = np.maximum(copies - view.seen[:, :NUM_RANKS] - view.hand[:, :NUM_RANKS], 0)
-    joker = np.maximum(jokers - view.seen[:, JOKER_RANK] - view.hand[:, JOKER_RANK], 0)
+    copies = np.array(rules.rank_copies)
+    natural = np.maximum(copies[:NUM_RANKS] - view.seen[:, :NUM_RANKS] - view.hand[:, :NUM_RANKS], 0)
+    joker = np.maximum(copies[JOKER_RANK] - view.seen[:, JOKER_RANK] - view.hand[:, JOKER_RANK], 0)
     return natural, joker
 
 

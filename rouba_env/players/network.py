@@ -226,16 +226,22 @@ class NetworkPolicy(BasePolicy):
 
     plays_in_batch = True
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
+    def _network_logits(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(bounded logits float64[B, A'], legal bool[B, A']) in the network's own action encoding.
+
+        Whatever the weights make of them (an overflow to -inf, a NaN), legal actions stay finite and
+        above every illegal one, so the choice is always legal.
+        """
         obs, legal = self.checked(obs, mask)
         if self._obs_index is not None:
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
         if self._action_index is not None:
             legal = np.where(self._action_index >= 0, legal[:, self._action_index], False)
         logits, _ = forward_in_chunks(self.network, obs)
-        # Whatever the weights make of them (an overflow to -inf, a NaN), legal actions stay finite and above
-        # every illegal one, so the choice is always legal.
-        logits = np.clip(np.nan_to_num(logits.astype(np.float64), nan=-LOGIT_BOUND), -LOGIT_BOUND, LOGIT_BOUND)
+        return np.clip(np.nan_to_num(logits.astype(np.float64), nan=-LOGIT_BOUND), -LOGIT_BOUND, LOGIT_BOUND), legal
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
+        logits, legal = self._network_logits(obs, mask)
         if not self.deterministic:
             # Gumbel-max sampling with the caller's generator keeps play reproducible.
             logits = logits + -np.log(-np.log(uniform_rows(rng, *logits.shape).clip(1e-300, 1.0)))
@@ -243,6 +249,24 @@ class NetworkPolicy(BasePolicy):
         if self._action_index is not None:
             choice = self._action_index[choice]
         return choice.astype(np.int64)
+
+    def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """float64[B, A]: the probability `act_batch` plays each action: the softmax over the legal
+        actions, or with ``deterministic`` all of it on the first legal action of the highest logit."""
+        logits, legal = self._network_logits(obs, mask)
+        masked = np.where(legal, logits, -np.inf)
+        if self.deterministic:
+            own = np.zeros(masked.shape)
+            own[np.arange(len(masked)), masked.argmax(axis=1)] = 1.0
+        else:
+            own = np.exp(masked - masked.max(axis=1, keepdims=True))
+            own /= own.sum(axis=1, keepdims=True)
+        if self._action_index is None:
+            return own
+        probabilities = np.zeros((len(own), self.actions.size))
+        expressible = self._action_index >= 0
+        probabilities[:, self._action_index[expressible]] = own[:, expressible]
+        return probabilities
 
 
 def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_players: int | None = None,

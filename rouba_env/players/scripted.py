@@ -48,6 +48,14 @@ class ScoredMovePolicy(BasePolicy):
         values = self.move_values(view, rows, actions)
         return pick_best(values, rows, actions, view.batch_size, rng)
 
+    def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """float64[B, A]: the probability `act_batch` plays each action: shared equally by the legal
+        actions of the row's highest value (the exact ties it breaks at random)."""
+        obs, legal = self.checked(obs, mask)
+        values = np.where(legal, self.action_values(obs), -np.inf)
+        best = legal & (values == values.max(axis=1, keepdims=True))
+        return best / best.sum(axis=1, keepdims=True)
+
 
 class GreedyPolicy(ScoredMovePolicy):
     """Takes the most cards now: the biggest steal, else a table capture, else the own pile; else discards.

@@ -51,7 +51,11 @@ def rank_name(rank: int) -> str:
     return "joker" if rank == JOKER_RANK else RANK_NAMES[rank]
 
 
-def make_deck(decks: int, jokers: bool) -> list[int]:
-    """Unshuffled card codes of ``decks`` decks, with jokers if asked."""
-    one_deck = list(range(CARDS_PER_DECK)) + ([JOKER] * JOKERS_PER_DECK if jokers else [])
-    return one_deck * decks
+def make_deck(decks: int, jokers: bool, ranks: int = NUM_RANKS, suits: int = NUM_SUITS) -> list[int]:
+    """Unshuffled card codes of ``decks`` decks, with jokers if asked.
+
+    A deck holds the lowest ``ranks`` ranks (ace first) in the first ``suits`` suits; the defaults are
+    the full 52-card deck. Card codes stay ``rank * NUM_SUITS + suit`` whatever the composition.
+    """
+    one_deck = [rank * NUM_SUITS + suit for rank in range(ranks) for suit in range(suits)]
+    return (one_deck + ([JOKER] * JOKERS_PER_DECK if jokers else [])) * decks

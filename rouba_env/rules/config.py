@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rouba_env.checks import is_int
-from rouba_env.rules.cards import CARDS_PER_DECK, JOKERS_PER_DECK, NUM_SUITS
+from rouba_env.rules.cards import JOKERS_PER_DECK, NUM_RANKS, NUM_SUITS, make_deck
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -53,13 +53,17 @@ class RulesConfig:
     """Two jokers per deck; a joker stands for any rank its player names."""
     dealer: int = None  # type: ignore[assignment]  # None asks for the default, set in __post_init__
     """Dealer's seat; default the last seat, so seat 0 plays first."""
+    ranks: int = NUM_RANKS
+    """Ranks in each deck, 1..13: the lowest ones, ace first (a research variant; the rules page has 13)."""
+    suits: int = NUM_SUITS
+    """Copies of each rank in each deck, 1..4 (a research variant; the rules page has 4)."""
 
     def __post_init__(self) -> None:
         def fail(message: str) -> None:
             raise ValueError(f"invalid RulesConfig: {message}")
 
         # numpy integers and booleans (from arrays, sweeps) count as the plain values they hold.
-        for name in ("num_players", "table_cards", "decks", "hand_size", "dealer"):
+        for name in ("num_players", "table_cards", "decks", "hand_size", "dealer", "ranks", "suits"):
             value = getattr(self, name)
             if isinstance(value, np.integer):
                 object.__setattr__(self, name, int(value))
@@ -71,6 +75,10 @@ class RulesConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or not is_int(value):
                 fail(f"{name} must be an int, got {value!r}")
+        for name, most in (("ranks", NUM_RANKS), ("suits", NUM_SUITS)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+                fail(f"{name}={value!r}; allowed 1..{most}")
         for name in ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers"):
             if not isinstance(getattr(self, name), bool):
                 fail(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -99,17 +107,27 @@ class RulesConfig:
         if needed > self.total_cards:
             what = "the table plus one card to flip" if self.draw_from_deck else "the first deal (hands plus table)"
             fail(f"{what} needs {needed} cards but {self.decks} deck(s) hold {self.total_cards}; "
-                 f"lower table_cards/hand_size or add decks")
+                 f"lower table_cards/hand_size or add decks, ranks or suits")
 
     @property
     def total_cards(self) -> int:
         """Cards in play: natural cards plus jokers, over all decks."""
-        return self.decks * (CARDS_PER_DECK + (JOKERS_PER_DECK if self.jokers else 0))
+        return self.decks * (self.ranks * self.suits + (JOKERS_PER_DECK if self.jokers else 0))
 
     @property
     def copies_per_rank(self) -> int:
-        """How many cards of each natural rank the decks hold."""
-        return self.decks * NUM_SUITS
+        """How many cards of each natural rank in the decks (ranks beyond `ranks` have none)."""
+        return self.decks * self.suits
+
+    @property
+    def rank_copies(self) -> tuple[int, ...]:
+        """Cards of each rank slot in the decks: 13 natural ranks (0 for the absent ones), then jokers."""
+        jokers = self.decks * JOKERS_PER_DECK if self.jokers else 0
+        return tuple(self.copies_per_rank if rank < self.ranks else 0 for rank in range(NUM_RANKS)) + (jokers,)
+
+    def unshuffled_deck(self) -> list[int]:
+        """Card codes of every deck in play, unshuffled (the order the deal seed's permutation applies to)."""
+        return make_deck(self.decks, self.jokers, self.ranks, self.suits)
 
     @property
     def first_player(self) -> int:
@@ -142,8 +160,15 @@ PRESET_FIELDS: dict[str, dict] = {
     "leftovers": {"leftovers_to_last_capturer": True},
     "jokers": {"jokers": True},
     "free_discard": {"must_capture": False},
+    "mini": {"ranks": 2, "suits": 4, "hand_size": 2, "table_cards": 2},
+    "small": {"ranks": 3, "suits": 3, "hand_size": 2, "table_cards": 1},
 }
-"""Named rule sets: the rules page (`standard`) and one per variant."""
+"""Named rule sets: the rules page (`standard`), one per variant, and two small decks for research.
+
+``mini`` (2 ranks x 4 suits: 8 cards, hands of 2, 2 table cards; a second deal of one card each) and
+``small`` (3 ranks x 3 suits: 9 cards, hands of 2, 1 table card; two deals of two) keep the rules page's play and are small enough to solve
+exactly at 2 players (`rouba_env.evaluation.exploitability`); larger tables need more decks.
+"""
 
 
 def preset(name: str, **overrides) -> RulesConfig:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.checks import is_int
-from rouba_env.rules.cards import make_deck
 from rouba_env.rules.config import RulesConfig
 
 DEAL_SEED_BITS = 63
@@ -47,7 +46,7 @@ def shuffle_order(deal_seeds: np.ndarray, num_cards: int) -> np.ndarray:
 
 def shuffled_deck(config: RulesConfig, deal_seed: int) -> list[int]:
     """The deck for a deal seed, bottom first (the last card is dealt first)."""
-    deck = make_deck(config.decks, config.jokers)
+    deck = config.unshuffled_deck()
     order = shuffle_order(np.array([deal_seed], dtype=np.uint64), len(deck))[0]
     return [deck[i] for i in order]
 

@@ -15,7 +15,7 @@ from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.batched.game import VectorGame
 from rouba_env.rules.seeding import slot_deal_seed
-from tests.strategies import any_rules
+from tests.strategies import any_rules, seated_preset
 
 
 
@@ -94,7 +94,7 @@ PLAYER_COUNTS = (2, 3, 4, 5, 8)
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 @pytest.mark.parametrize("name", sorted(PRESET_FIELDS))
 def test_presets_match_reference(name, num_players):
-    config = preset(name, num_players=num_players)
+    config = seated_preset(name, num_players)
     steps = 220 if num_players < 5 else 260
     reward = {3: "margin", 4: "lead"}.get(num_players, "outcome")
     assert _lockstep(config, steps=steps, seed=num_players, reward=reward) >= 8

@@ -20,6 +20,7 @@ from rouba_env.rules.engine import (
     seen_counts,
 )
 from tests.rules.scenario import RANKS, make_state
+from tests.strategies import seated_preset
 
 
 def test_layout_is_contiguous_and_documented_sizes():
@@ -106,7 +107,7 @@ def shuffle_hidden(state, observer, rng):
 @settings(max_examples=30, deadline=None)
 @given(name=st.sampled_from(sorted(PRESET_FIELDS)), num_players=st.integers(2, 8), seed=st.integers(0, 2**31))
 def test_no_hidden_information_leaks(name, num_players, seed):
-    config = preset(name, num_players=num_players)
+    config = seated_preset(name, num_players)
     encoder = ObservationEncoder(config, max_players=8)
     rng = np.random.default_rng(seed)
     state = new_game(config, rng)
@@ -156,7 +157,7 @@ def positions_of_every_preset():
     rng = np.random.default_rng(2024)
     for name in sorted(PRESET_FIELDS):
         for num_players in range(2, 6):
-            config = preset(name, num_players=num_players, dealer=(num_players + len(name)) % num_players)
+            config = seated_preset(name, num_players).replace(dealer=(num_players + len(name)) % num_players)
             state = new_game(config, rng)
             while True:
                 yield config, state

@@ -10,7 +10,6 @@ from rouba_env.encoding.actions import ActionEncoding  # noqa: E402
 from rouba_env.encoding.observation import ObservationEncoder  # noqa: E402
 from rouba_env.players.registry import make_policy  # noqa: E402
 from rouba_env.rules import engine, scoring  # noqa: E402
-from rouba_env.rules.cards import make_deck  # noqa: E402
 from rouba_env.rules.config import make_rules  # noqa: E402
 from rouba_env.rules.seeding import shuffled_deck  # noqa: E402
 
@@ -53,7 +52,7 @@ def test_a_seeded_game_agrees_with_the_reference_engine_move_for_move(seed):
     game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"num_players": 3})
     state = game.new_initial_state()
     positions = {}
-    for index, card in enumerate(make_deck(rules.decks, rules.jokers)):
+    for index, card in enumerate(rules.unshuffled_deck()):
         positions.setdefault(card, []).append(index)
     for card in shuffled_deck(rules, seed):  # chance chooses the reference engine's shuffle
         state.apply_action(positions[card].pop(0))

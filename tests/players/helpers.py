@@ -7,7 +7,7 @@ from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.checkpoint import expected_shapes
 from rouba_env.players.registry import make_policy
 from rouba_env.rules import engine
-from rouba_env.rules.cards import make_deck, rank_of
+from rouba_env.rules.cards import rank_of
 from rouba_env.rules.engine import TARGET_PILE_OFFSET, Move
 from tests.rules.scenario import RANKS
 
@@ -58,7 +58,7 @@ def complete_state(config, hands, table, tops, sizes, deck_size=0):
     Pile ``s`` gets ``sizes[s]`` cards with rank ``tops[s]`` on top (None: empty pile).
     """
     pool = {}
-    for card in make_deck(config.decks, config.jokers):
+    for card in config.unshuffled_deck():
         pool.setdefault(rank_of(card), []).append(card)
 
     def take(rank):

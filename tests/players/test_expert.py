@@ -14,7 +14,7 @@ from rouba_env.players.expert import ExpertPolicy, seat_value, solve_two_player
 from rouba_env.players.registry import make_policy
 from rouba_env.players.scripted import GreedyPolicy
 from rouba_env.rules import engine, scoring
-from rouba_env.rules.cards import JOKER_RANK, make_deck, rank_of
+from rouba_env.rules.cards import JOKER_RANK, rank_of
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.rules.engine import TARGET_TABLE
 from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position
@@ -35,7 +35,7 @@ def test_determinization_is_consistent_with_the_observation(config, seed, turns)
     seat = state.current
     obs = encoder.encode(state, seat)
     sampler = HiddenCardSampler(config, obs, encoder)
-    full_deck = Counter(make_deck(config.decks, config.jokers))
+    full_deck = Counter(config.unshuffled_deck())
     own_ranks = Counter(rank_of(card) for card in state.hands[seat])
     seen = engine.seen_counts(state)
     for _ in range(3):
@@ -53,7 +53,7 @@ def test_determinization_is_consistent_with_the_observation(config, seed, turns)
 
 
 def full_deck_rank_count(config, rank):
-    return sum(1 for card in make_deck(config.decks, config.jokers) if rank_of(card) == rank)
+    return sum(1 for card in config.unshuffled_deck() if rank_of(card) == rank)
 
 
 def test_determinization_gives_the_flipped_card_to_the_player_to_act():

@@ -15,6 +15,7 @@ from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.rules.engine import TARGET_TABLE
 from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position, random_tensors
 from tests.rules.scenario import RANKS
+from tests.strategies import seated_preset
 
 
 def test_search_finds_the_winning_order_in_a_two_player_endgame():
@@ -102,7 +103,7 @@ def test_search_spec_options_are_checked():
 def test_search_never_plays_an_illegal_move(name, tmp_path):
     """Random positions of every preset at 2 and 3 seats, with a network made for that preset."""
     for num_players in (2, 3):
-        config = preset(name, num_players=num_players)
+        config = seated_preset(name, num_players)
         write_checkpoint(tmp_path / f"{num_players}", random_tensors(config, num_players, (16,), seed=num_players),
                          config, num_players, (16,))
         search = make_policy(f"search:policy={tmp_path / str(num_players)},samples=2,depth=2", config)

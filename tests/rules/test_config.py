@@ -47,7 +47,9 @@ def test_presets_cover_every_variant():
     assert preset("jokers").jokers
     assert not preset("free_discard").must_capture
     assert preset("jokers", num_players=3).num_players == 3
-    assert len(PRESET_FIELDS) == 7
+    assert (preset("mini").ranks, preset("mini").suits, preset("mini").total_cards) == (2, 4, 8)
+    assert preset("small").total_cards == 9
+    assert len(PRESET_FIELDS) == 9
     with pytest.raises(ValueError, match="unknown rules preset 'nope'"):
         preset("nope")
 
@@ -61,3 +63,28 @@ def test_round_trip_and_unknown_fields():
     assert make_rules(config.to_dict()) == config
     with pytest.raises(ValueError, match="rules must be"):
         make_rules(42)
+
+
+def test_deck_composition():
+    config = RulesConfig(ranks=3, suits=2, hand_size=1, table_cards=2)
+    assert config.total_cards == 6
+    assert config.unshuffled_deck() == [0, 1, 4, 5, 8, 9]  # ace, 2 and 3 in the first two suits
+    assert config.rank_copies == (2, 2, 2) + (0,) * 10 + (0,)
+    assert RulesConfig(ranks=2, suits=1, jokers=True, decks=2, hand_size=1, table_cards=0).rank_copies == (
+        (2, 2) + (0,) * 11 + (4,))
+    assert RulesConfig().unshuffled_deck() == list(range(52))
+    assert RulesConfig(ranks=13, suits=4) == RulesConfig()
+
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(ranks=0), "ranks=0; allowed 1..13"),
+    (dict(ranks=14), "ranks=14; allowed 1..13"),
+    (dict(suits=0), "suits=0; allowed 1..4"),
+    (dict(suits=2.0), "suits=2.0; allowed 1..4"),
+    (dict(ranks=True), "ranks=True; allowed 1..13"),
+    (dict(ranks=2, suits=2), "the first deal .* needs 12 cards but 1 deck.s. hold 4"),
+    (dict(ranks=3, suits=2, hand_size=1, table_cards=5), "needs 7 cards but 1 deck.s. hold 6"),
+])
+def test_bad_deck_compositions_are_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        RulesConfig(**fields)

@@ -417,3 +417,14 @@ def test_an_evaluation_cut_off_by_a_stop_is_made_on_resume(tmp_path):
         rows = list(csv.DictReader(stream))
     assert [(int(r["update"]), r["kind"]) for r in rows][0] == (stopped_at, "periodic")
     assert final["learner_steps"] >= 900
+
+
+def test_a_run_on_a_solvable_deck_measures_its_nash_conv_at_each_evaluation(tmp_path):
+    final = train(TrainConfig(run_dir=str(tmp_path), rules="mini", **dict(TINY, total_steps=600)))
+    with (tmp_path / "eval.csv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert {row["kind"] for row in rows} == {"periodic", "final"}
+    assert all(0.0 < float(row["nash_conv"]) < 1.0 for row in rows), rows
+    assert final["evaluation"][0]["nash_conv"] == float(rows[-1]["nash_conv"])
+    standard = train(TrainConfig(run_dir=str(tmp_path / "standard"), **dict(TINY, total_steps=300)))
+    assert "nash_conv" not in standard["evaluation"][0], "measured only where the game can be solved"
