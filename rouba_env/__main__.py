@@ -1,6 +1,6 @@
 """``python -m rouba_env COMMAND [options]``: the console commands without their scripts.
 
-COMMAND is train, evaluate, play or benchmark, the same as ``rouba-train`` and
+COMMAND is train, evaluate, play, benchmark or exploitability, the same as ``rouba-train`` and
 the others. Each is found through its console-script entry point, so this
 package names no command of the trainer's in its code.
 """
@@ -13,13 +13,14 @@ COMMANDS = {
     "evaluate": "play players against each other on duplicate deals (rouba-evaluate)",
     "play": "play in the terminal or the browser (rouba-play)",
     "benchmark": "measure the environments' and the trainer's speed (rouba-benchmark)",
+    "exploitability": "exact NashConv of players on a small deck, and its equilibrium (rouba-exploitability)",
 }
 """Every command and what it does."""
 
 
 def usage() -> str:
     lines = ["usage: python -m rouba_env COMMAND [options]   (COMMAND --help lists its options)", "", "commands:"]
-    lines += [f"  {name:<10} {summary}" for name, summary in COMMANDS.items()]
+    lines += [f"  {name:<14} {summary}" for name, summary in COMMANDS.items()]
     return "\n".join(lines)
 
 

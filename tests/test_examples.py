@@ -12,6 +12,7 @@ EXAMPLES = {
     "gym_vector_loop.py": ([], "random play vs heuristic: 2"),
     "checkpoint_opponent.py": ([], "the 2p policy wins"),
     "vector_game.py": ([], "games,"),
+    "solve_mini.py": ([], "heuristic NashConv 0.0571; wins 48.6% against the equilibrium"),
     "sb3_maskable_ppo.py": (["--steps", "256", "--n-steps", "128", "--games", "8"], "win rate vs random:"),
     "record_video.py": (["--episodes", "1", "--folder", "videos"], "recorded 1 videos in videos"),
     "cleanrl_ppo.py": (["--total-timesteps", "8192", "--num-envs", "64", "--eval-games", "40"],

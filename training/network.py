@@ -234,7 +234,11 @@ def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max
 
 def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rules: RulesConfig,
                 max_players: int | None, extra: dict | None = None) -> Path:
-    """Write the network (its actor) as a checkpoint folder (``model.safetensors``, then ``metadata.json``)."""
+    """Write the network (its actor; a privileged critic's own file beside it) as a checkpoint folder."""
+    critic = None
+    if isinstance(network, PrivilegedCritic):  # shipped beside the actor, for a search's leaves; it never plays
+        critic = {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
+                  for name, tensor in network.critic.state_dict().items()}
     network = playing_network(network)
     return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra,
-                            architecture=network.architecture)
+                            architecture=network.architecture, privileged_value=critic)

@@ -125,11 +125,17 @@ class GameTree:
         for card in rules.unshuffled_deck():
             codes.setdefault(rank_of(card), []).append(card)
         keys: dict[tuple, int] = {}
-        seats, sizes, starts, slot_actions, observations, masks, layers_of = [], [], [], [], [], [], []
+        seats: list[int] = []
+        sizes: list[int] = []
+        starts: list[int] = []
+        slot_actions: list[int] = []
+        observations: list[np.ndarray] = []
+        masks: list[np.ndarray] = []
+        layers_of: list[int] = []
         # A node is (state, initial table ranks, action history); the layer's lists are filled in order.
-        frontier = []
+        frontier: list[tuple[engine.GameState, tuple[int, ...], tuple[int, ...]]] = []
         for order in rank_orders({rank: len(cards) for rank, cards in codes.items()}):
-            used = Counter()
+            used: Counter[int] = Counter()
             deck = []
             for rank in order:
                 deck.append(codes[rank][used[rank]])
@@ -148,7 +154,8 @@ class GameTree:
             infoset = np.full(n, NO_INFOSET, np.int64)
             num_children = np.zeros(n, np.int64)
             utility = np.zeros((n, self.num_players))
-            children, child_slot = [], []
+            children: list[tuple[engine.GameState, tuple[int, ...], tuple[int, ...]]] = []
+            child_slot: list[int] = []
             for i, (state, table, history) in enumerate(frontier):
                 if engine.is_terminal(state):
                     utility[i] = scoring.final_rewards(self.reward, scoring.scores(state), rules.total_cards)

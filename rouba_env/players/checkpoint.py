@@ -35,6 +35,9 @@ from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.engine import NUM_KINDS
 
 WEIGHTS_FILE = "model.safetensors"
+PRIVILEGED_VALUE_FILE = "privileged_value.safetensors"
+"""Optional: the trainer's privileged critic (an MLP over the observation and the hidden cards), which a
+search scores its leaves with; the metadata's ``privileged_value`` gives its widths."""
 METADATA_FILE = "metadata.json"
 CHECKPOINT_FORMAT = "rouba_env-policy-1"
 """Identifies our metadata files; bumped if their meaning changes."""
@@ -252,15 +255,44 @@ def check_weights_header(weights: Path, shapes: dict[str, tuple[int, ...]]) -> N
             raise CheckpointError(f"{weights}: tensor {name} lies outside the file; it is damaged or truncated")
 
 
+def privileged_value_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape of the privileged critic the metadata's ``privileged_value`` describes; a
+    CheckpointError if that entry is malformed. Layers ``0, 2, ...`` (torch ``Sequential`` names) are
+    Linear layers with ReLU between them, the last one gives the value."""
+    entry = metadata.get("privileged_value")
+    widths = entry.get("widths") if isinstance(entry, dict) else None
+    hidden_size = entry.get("hidden_size") if isinstance(entry, dict) else None
+    if (not isinstance(widths, list) or not network_fits(widths) or not isinstance(hidden_size, int)
+            or not 1 <= hidden_size <= MAX_HIDDEN_WIDTH):
+        raise CheckpointError(f"the metadata's privileged_value must be {{'widths': [1..{MAX_HIDDEN_LAYERS} ints], "
+                              f"'hidden_size': int}}, got {shown(entry)}")
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = metadata["obs_size"] + hidden_size
+    for layer, size in enumerate([*widths, 1]):
+        shapes[f"{2 * layer}.weight"], shapes[f"{2 * layer}.bias"] = (size, width), (size,)
+        width = size
+    return shapes
+
+
+def read_privileged_value(folder: str | Path, metadata: dict) -> dict[str, np.ndarray] | None:
+    """The checkpoint's privileged critic (`PRIVILEGED_VALUE_FILE`) as float32 arrays, or None if it has none."""
+    if "privileged_value" not in metadata:
+        return None
+    return _read_tensors(Path(folder) / PRIVILEGED_VALUE_FILE, privileged_value_shapes(metadata))
+
+
 def read_weights(folder: Path, metadata: dict) -> dict[str, np.ndarray]:
     """The checkpoint's tensors as float32 numpy arrays, after checking the header; finite values only."""
+    return _read_tensors(folder / WEIGHTS_FILE, expected_shapes(metadata))
+
+
+def _read_tensors(weights: Path, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
-    weights = folder / WEIGHTS_FILE
     if not weights.is_file():
-        raise CheckpointError(f"checkpoint {folder} has no {WEIGHTS_FILE}")
-    check_weights_header(weights, expected_shapes(metadata))
+        raise CheckpointError(f"checkpoint {weights.parent} has no {weights.name}")
+    check_weights_header(weights, shapes)
     try:
         tensors = load_file(str(weights))
     except (SafetensorError, OSError, ValueError) as error:
@@ -280,8 +312,12 @@ def load_checkpoint(path_or_name: str | Path) -> tuple[dict[str, np.ndarray], di
 
 def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: RulesConfig,
                      max_players: int | None, hidden_sizes: tuple[int, ...], extra: dict | None = None,
-                     architecture: str = "mlp") -> Path:
-    """Write ``model.safetensors`` and then ``metadata.json`` into ``folder`` (each atomically)."""
+                     architecture: str = "mlp", privileged_value: dict[str, np.ndarray] | None = None) -> Path:
+    """Write ``model.safetensors`` (and `PRIVILEGED_VALUE_FILE` when given), then ``metadata.json``, each atomically.
+
+    ``privileged_value``: a privileged critic's tensors (``0.weight``, ``0.bias``, ``2.weight``, ...: Linear
+    layers over the observation and `ObservationEncoder.hidden`, the last one of width 1).
+    """
     if architecture not in ARCHITECTURES:
         raise ValueError(f"architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
     if not network_fits(list(hidden_sizes)):
@@ -305,6 +341,16 @@ def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: 
     shapes = expected_shapes(metadata)
     if {name: tuple(array.shape) for name, array in tensors.items()} != shapes:
         raise ValueError(f"tensors do not match hidden_sizes={list(hidden_sizes)}: expected shapes {shapes}")
+    if privileged_value is not None:
+        layers = len(privileged_value) // 2
+        metadata["privileged_value"] = {
+            "widths": [int(privileged_value[f"{2 * layer}.bias"].shape[0]) for layer in range(layers - 1)],
+            "hidden_size": int(privileged_value["0.weight"].shape[1]) - metadata["obs_size"]}
+        expected = privileged_value_shapes(metadata)
+        if {name: tuple(array.shape) for name, array in privileged_value.items()} != expected:
+            raise ValueError(f"privileged_value tensors must have the shapes {expected}")
+        write_atomically(folder / PRIVILEGED_VALUE_FILE, save(
+            {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in privileged_value.items()}))
     arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in tensors.items()}
     write_atomically(folder / WEIGHTS_FILE, save(arrays))
     write_atomically(folder / METADATA_FILE, json.dumps(metadata, indent=2) + "\n")

@@ -29,7 +29,13 @@ from rouba_env.players.features import (
 )
 from rouba_env.checks import check_flag
 from rouba_env.players.base import BasePolicy
-from rouba_env.players.checkpoint import ALIAS_TABLE_SIZES, CheckpointError, load_checkpoint
+from rouba_env.players.checkpoint import (
+    ALIAS_TABLE_SIZES,
+    CheckpointError,
+    load_checkpoint,
+    read_privileged_value,
+    resolve_checkpoint,
+)
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.scoring import TRAINING_REWARD, check_reward_mode
 from rouba_env.streams import Randomness, uniform_rows
@@ -39,7 +45,7 @@ LOGIT_BOUND = 1e30
 MASKED_LOGIT = -1e8
 """Logit given to illegal actions: far below any real logit, still finite in float32."""
 RULES_THAT_MUST_MATCH = ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_from_deck", "jokers",
-                         "table_cards", "hand_size", "decks")
+                         "table_cards", "hand_size", "decks", "ranks", "suits")
 """Rule fields a policy can only play as trained; the table size may differ within its padding."""
 DETERMINISTIC_DEFAULT = True
 """Checkpoints play their most likely legal action unless asked to sample."""
@@ -64,6 +70,29 @@ class MLP:
         for weight, bias in self.trunk:
             hidden = np.maximum(hidden @ weight + bias, np.float32(0.0))
         return hidden @ self.policy[0] + self.policy[1], (hidden @ self.value[0] + self.value[1])[:, 0]
+
+
+class PrivilegedValue:
+    """The trainer's privileged critic, from its tensors: the value of a position for the seat to act, read
+    from its observation and what the observation hides (`ObservationEncoder.hidden`: every hand and the deck).
+
+    It cannot play (a player never sees the hidden cards); a search can score its determinizations with it,
+    each of which is a full position.
+    """
+
+    def __init__(self, tensors: dict[str, np.ndarray]):
+        layers = len(tensors) // 2
+        self.layers = [(tensors[f"{2 * i}.weight"].T.copy(), tensors[f"{2 * i}.bias"]) for i in range(layers)]
+        self.input_size = self.layers[0][0].shape[0]
+
+    def forward(self, obs: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+        """float32[B]: values for observations float32[B, D] and hidden cards float32[B, H]."""
+        values = np.concatenate([np.asarray(obs, np.float32), np.asarray(hidden, np.float32)], axis=1)
+        for index, (weight, bias) in enumerate(self.layers):
+            values = values @ weight + bias
+            if index < len(self.layers) - 1:
+                values = np.maximum(values, np.float32(0.0))
+        return values[:, 0]
 
 
 class RankNetwork:
@@ -201,6 +230,9 @@ class NetworkPolicy(BasePolicy):
         self.name = name
         self.reward = check_reward_mode(reward)
         """The reward the network was trained on: what its value head estimates."""
+        self.privileged_value: PrivilegedValue | None = None
+        """A checkpoint's privileged critic (`load_policy` sets it where the checkpoint has one), for a search's
+        leaves. It reads observations at the network's own padding (``network_players`` seats)."""
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(logits float32[B, A], value float32[B]) for this player's observations, in its action encoding.
@@ -295,9 +327,13 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
                               f"not {rules.num_players}")
     network = network_from_tensors(tensors, metadata)
     reward = metadata.get("train_config", {}).get("reward", DEFAULT_VALUE_REWARD)
-    return NetworkPolicy(network, rules, max_players, network_players=trained_max, deterministic=deterministic,
-                         name=f"checkpoint:{path_or_name}", reward=reward,
-                         network_version=int(metadata["observation_version"]))
+    policy = NetworkPolicy(network, rules, max_players, network_players=trained_max, deterministic=deterministic,
+                           name=f"checkpoint:{path_or_name}", reward=reward,
+                           network_version=int(metadata["observation_version"]))
+    critic = read_privileged_value(resolve_checkpoint(path_or_name), metadata)
+    if critic is not None:
+        policy.privileged_value = PrivilegedValue(critic)
+    return policy
 
 
 def checkpoint_player(rules: RulesConfig, max_players: int | None, argument: str | None = None,

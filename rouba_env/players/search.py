@@ -45,6 +45,9 @@ SEARCH_OPPONENT_MODELS = {SEARCH_NETWORK_OPPONENT: None, "heuristic": HeuristicP
 """Who plays the other seats in the look-ahead: the searched network (default) or a scripted player."""
 SEARCH_PRIOR_WEIGHT = 1e-6
 """The network's logit only breaks ties between equal search values."""
+SEARCH_VALUES = ("head", "privileged")
+"""What scores a leaf (``depth`` > 0): the network's value head, which sees what the seat sees, or the
+checkpoint's privileged critic, which also sees the determinization's hidden cards (every hand, the deck)."""
 
 
 class SearchPolicy(BasePolicy):
@@ -72,7 +75,9 @@ class SearchPolicy(BasePolicy):
     ``2p``), ``samples``, ``max_moves`` (ints >= 1), ``depth`` (int >= 0; 0:
     to the end), ``z`` (float >= 0), ``opponent`` (policy | heuristic |
     greedy: who plays the other seats in the look-ahead), ``endgame_nodes``
-    (int >= 0, 0 disables the exact search).
+    (int >= 0, 0 disables the exact search), ``value`` (head | privileged:
+    what scores a leaf, see `SEARCH_VALUES`; privileged needs a checkpoint
+    trained with ``--critic privileged`` and ``depth`` >= 1).
     """
 
     name = "search"
@@ -81,12 +86,12 @@ class SearchPolicy(BasePolicy):
                  samples: int = SEARCH_DEFAULT_SAMPLES, depth: int = SEARCH_DEFAULT_DEPTH,
                  max_moves: int = SEARCH_DEFAULT_MAX_MOVES, z: float = SEARCH_DEFAULT_Z,
                  endgame_nodes: int = EXPERT_ENDGAME_NODES, opponent: str = "policy",
-                 passed_steal: float = 1.0):
+                 passed_steal: float = 1.0, value: str = "head"):
         super().__init__(rules, max_players)
         counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 0, SEARCH_MAX_DEPTH),
                   ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
-        for option, value, minimum, maximum in counts:
-            check_int(f"search {option}", value, minimum, maximum)
+        for option, count, minimum, maximum in counts:
+            check_int(f"search {option}", count, minimum, maximum)
         check_number("search z", z, 0)
         if not 0 <= check_number("search passed_steal", passed_steal, 0) <= 1:
             raise ValueError(f"search passed_steal must be a probability in 0..1, got {passed_steal!r}")
@@ -109,6 +114,23 @@ class SearchPolicy(BasePolicy):
         """Plays the other seats in the look-ahead: the network itself, or a scripted player."""
         self.policy = policy
         self.inner_actions = ActionEncoding(rules)
+        if value not in SEARCH_VALUES:
+            raise ValueError(f"search value must be one of {list(SEARCH_VALUES)}, got {value!r}")
+        self.value = value
+        self.critic = self.inner.privileged_value if value == "privileged" else None
+        """Scores the leaves with ``value=privileged``."""
+        if value == "privileged":
+            if self.critic is None:
+                raise ValueError(f"search value=privileged: checkpoint {checkpoint!r} has no privileged value "
+                                 f"(train it with rouba-train --critic privileged)")
+            if self.depth == SEARCH_TO_THE_END:
+                raise ValueError("search value=privileged scores leaves: give depth=1 or more (depth=0 plays "
+                                 "every line to the end)")
+            needed = self.inner.encoder.size + self.inner.encoder.hidden_size
+            if self.critic.input_size != needed:
+                raise ValueError(f"search value=privileged: the checkpoint's critic reads {self.critic.input_size} "
+                                 f"values, a {rules.num_players}-seat table gives {needed} (it was trained at "
+                                 f"another padding)")
 
     def move_values(self, obs: np.ndarray, candidates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """float[S, M]: each candidate's (column) leaf value for the searching seat on each determinization (row)."""
@@ -132,8 +154,11 @@ class SearchPolicy(BasePolicy):
             turns_left[at_seat] -= 1
             leaf = at_seat & (turns_left == 0) & (self.depth != SEARCH_TO_THE_END)
             if leaf.any():
-                _, leaf_values = self.inner.forward(game.obs[leaf])
-                values[leaf] = leaf_values
+                if self.critic is not None:
+                    rows = np.flatnonzero(leaf)
+                    values[leaf] = self.critic.forward(game.obs[leaf], game.hidden(rows, np.full(len(rows), seat)))
+                else:
+                    values[leaf] = self.inner.forward(game.obs[leaf])[1]
                 live &= ~leaf
             if not live.any():
                 break

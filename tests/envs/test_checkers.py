@@ -11,10 +11,18 @@ import rouba_env
 from rouba_env.table import IllegalActionWarning
 
 
-def test_gymnasium_check_env_on_the_registered_default():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IllegalActionWarning)  # the checker steps random, mostly illegal, actions
+def test_gymnasium_check_env_on_the_registered_default(capsys):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         gymnasium_check_env(gymnasium.make("RoubaMonte-v0").unwrapped)
+    # It steps an action drawn before a reset to another deal (so illegal there), and renders "human".
+    assert {type(w.message) for w in caught} <= {IllegalActionWarning}, [str(w.message) for w in caught]
+    assert capsys.readouterr().out.count("player 0: pile") == 2, "the two human renders it asks for, no more"
+    with warnings.catch_warnings():  # the quiet form docs/gymnasium.md gives
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", IllegalActionWarning)
+        gymnasium_check_env(gymnasium.make("RoubaMonte-v0").unwrapped, skip_render_check=True)
+    assert capsys.readouterr().out == ""
 
 
 def test_stable_baselines3_check_env_on_the_default():

@@ -241,3 +241,48 @@ def test_the_0_3_network_stays_reachable_by_name():
     assert hashlib.sha256(old).hexdigest()[:16] == "4da220c543c414b5", "0.3.0's weights, unchanged"
     assert json.loads((shipped_dir() / "2p-0.3" / "metadata.json").read_text())["observation_version"] == 1
     assert make_policy("checkpoint:2p-0.3", preset("standard")).network.obs_size == 100 and len(old) > 0
+
+
+def privileged_tensors(rules, max_players, widths=(6,), seed=0):
+    encoder = ObservationEncoder(rules, max_players)
+    rng = np.random.default_rng(seed)
+    tensors, width = {}, encoder.size + encoder.hidden_size
+    for layer, size in enumerate([*widths, 1]):
+        tensors[f"{2 * layer}.weight"] = rng.normal(size=(size, width)).astype(np.float32)
+        tensors[f"{2 * layer}.bias"] = rng.normal(size=size).astype(np.float32)
+        width = size
+    return tensors
+
+
+def test_a_privileged_value_ships_beside_the_actor_and_is_checked_like_it(tmp_path):
+    rules = preset("standard")
+    critic = privileged_tensors(rules, 2)
+    write_checkpoint(tmp_path / "ckpt", random_tensors(rules, 2, (8,)), rules, 2, (8,), privileged_value=critic)
+    policy = load_policy(tmp_path / "ckpt")
+    assert json.loads((tmp_path / "ckpt" / "metadata.json").read_text())["privileged_value"] == {
+        "widths": [6], "hidden_size": ObservationEncoder(rules, 2).hidden_size}
+    obs = np.ones((2, policy.encoder.size), np.float32)
+    hidden = np.zeros((2, policy.encoder.hidden_size), np.float32)
+    inputs = np.concatenate([obs, hidden], axis=1)
+    expected = np.maximum(inputs @ critic["0.weight"].T + critic["0.bias"], 0) @ critic["2.weight"].T + critic["2.bias"]
+    assert np.allclose(policy.privileged_value.forward(obs, hidden), expected[:, 0], atol=1e-4)
+    assert load_policy("2p").privileged_value is None, "checkpoints without one load as before"
+    with pytest.raises(ValueError, match="privileged_value tensors must have the shapes"):
+        write_checkpoint(tmp_path / "bad", random_tensors(rules, 2, (8,)), rules, 2, (8,),
+                         privileged_value={**critic, "2.bias": np.zeros(3, np.float32)})
+    meta = json.loads((tmp_path / "ckpt" / "metadata.json").read_text())
+    for name, change, message in [
+        ("malformed", {"privileged_value": {"widths": "many"}}, "privileged_value must be"),
+        ("wider than the file", {"privileged_value": {"widths": [7], "hidden_size": meta["privileged_value"]["hidden_size"]}},
+         "tensor 0.weight"),
+    ]:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "metadata.json").write_text(json.dumps(meta | change))
+        for file in ("model.safetensors", "privileged_value.safetensors"):
+            (folder / file).write_bytes((tmp_path / "ckpt" / file).read_bytes())
+        with pytest.raises(CheckpointError, match=message):
+            load_policy(folder)
+    (tmp_path / "ckpt" / "privileged_value.safetensors").unlink()
+    with pytest.raises(CheckpointError, match="has no privileged_value.safetensors"):
+        load_policy(tmp_path / "ckpt")

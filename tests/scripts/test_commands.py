@@ -6,14 +6,14 @@ import sys
 
 import pytest
 
-COMMANDS = ("train", "evaluate", "play", "benchmark")
+COMMANDS = ("train", "evaluate", "play", "benchmark", "exploitability")
 MODULES = {"train": "rouba_training.cli", "evaluate": "rouba_env.cli.evaluate", "play": "rouba_env.cli.play",
-           "benchmark": "rouba_training.benchmark"}
+           "benchmark": "rouba_training.benchmark", "exploitability": "rouba_env.cli.exploitability"}
 """Where each command's code lives (the trainer's commands in the trainer's package)."""
 
 
 def parsers():
-    from rouba_env.cli import benchmark, evaluate, play
+    from rouba_env.cli import benchmark, evaluate, exploitability, play
     from rouba_training.config import build_parser
 
     captured = {}
@@ -25,7 +25,7 @@ def parsers():
 
     argparse.ArgumentParser.parse_args = capture
     try:
-        for module in (benchmark, evaluate, play):
+        for module in (benchmark, evaluate, play, exploitability):
             with pytest.raises(SystemExit):
                 module.parse_args([])
     finally:

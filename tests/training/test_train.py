@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from rouba_env import preset
+from rouba_env.table import Table
 from rouba_training.cli import main as train_main
 from rouba_env.players.registry import make_policy
 from rouba_training.config import TrainConfig, config_from_args, load_toml
@@ -325,6 +326,26 @@ def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_al
     assert names and not any(name.startswith(("critic", "actor")) for name in names), "only the actor plays"
     policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2))
     assert policy.name.startswith("checkpoint:")
+    # The critic ships beside the actor, for a search's leaves; its numpy forward is torch's.
+    critic = load_file(str(tmp_path / "policy" / "privileged_value.safetensors"))
+    layers = [torch.nn.Linear(*critic[f"{2 * i}.weight"].shape[::-1]) for i in range(len(critic) // 2)]
+    twin = torch.nn.Sequential(*[part for layer in layers for part in (layer, torch.nn.ReLU())][:-1])
+    twin.load_state_dict({name: torch.from_numpy(array) for name, array in critic.items()})
+    rng = np.random.default_rng(0)
+    obs = rng.random((5, policy.encoder.size), dtype=np.float32)
+    hidden = rng.integers(0, 3, (5, policy.encoder.hidden_size)).astype(np.float32)
+    with torch.no_grad():
+        expected = twin(torch.from_numpy(np.concatenate([obs, hidden], axis=1))).numpy()[:, 0]
+    assert np.allclose(policy.privileged_value.forward(obs, hidden), expected, atol=1e-5)
+    search = make_policy(f"search:policy={tmp_path / 'policy'},value=privileged,depth=1,samples=4",
+                         preset("standard", num_players=2))
+    table = Table(preset("standard"))
+    table.start_deal(3)
+    for _ in range(6):
+        seat = table.current
+        assert table.play(search.act(table.observation(seat), table.mask(seat), rng), "search")
+    with pytest.raises(ValueError, match="give depth=1 or more"):
+        make_policy(f"search:policy={tmp_path / 'policy'},value=privileged", preset("standard"))
     resumed = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=900)), resume=True)
     assert resumed["learner_steps"] >= 900
     with pytest.raises(ValueError, match="critic"):
