@@ -64,12 +64,13 @@ class MLP:
         self.obs_size = self.trunk[0][0].shape[0]
         self.num_actions = self.policy[0].shape[1]
 
-    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(logits float32[B, A], value float32[B]) for observations float32[B, D]."""
+    def forward(self, obs: np.ndarray, with_value: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """(logits float32[B, A], value float32[B], or None without ``with_value``) for observations float32[B, D]."""
         hidden = np.asarray(obs, dtype=np.float32)
         for weight, bias in self.trunk:
             hidden = np.maximum(hidden @ weight + bias, np.float32(0.0))
-        return hidden @ self.policy[0] + self.policy[1], (hidden @ self.value[0] + self.value[1])[:, 0]
+        logits = hidden @ self.policy[0] + self.policy[1]
+        return logits, (hidden @ self.value[0] + self.value[1])[:, 0] if with_value else None
 
 
 class PrivilegedValue:
@@ -140,8 +141,8 @@ class RankNetwork:
         first, second, heads = held
         return first[: batch * slots], second[: batch * slots], heads[: batch * slots]
 
-    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(logits float32[B, A], value float32[B]) for observations float32[B, D]."""
+    def forward(self, obs: np.ndarray, with_value: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """(logits float32[B, A], value float32[B], or None without ``with_value``) for observations float32[B, D]."""
         obs = np.asarray(obs, dtype=np.float32)
         batch = obs.shape[0]
         zero = np.float32(0.0)
@@ -158,7 +159,8 @@ class RankNetwork:
         tokens += (context @ context_weight + bias)[:, None, :]
         np.maximum(tokens, zero, out=tokens)
         weight, pool_weight, context_weight, bias = self.mix
-        pooled = tokens.mean(axis=1) @ pool_weight + context @ context_weight
+        scale = np.float32(slots)  # a mean as np.mean takes it (a sum, then one division), without its overhead
+        pooled = (np.add.reduce(tokens, axis=1) / scale) @ pool_weight + context @ context_weight
         tokens = np.matmul(first, weight, out=second).reshape(batch, slots, -1)
         tokens += (pooled + bias)[:, None, :]
         np.maximum(tokens, zero, out=tokens)
@@ -168,7 +170,9 @@ class RankNetwork:
         weight, joker_weight, bias = self.joker
         joker = heads[:, :, targets:] + (tokens[:, -1] @ joker_weight + bias)[:, None, :]
         logits = np.concatenate([natural, joker], axis=1).reshape(batch, -1)
-        value = np.concatenate([tokens.mean(axis=1), context], axis=1) @ self.value[0] + self.value[1]
+        if not with_value:
+            return logits, None
+        value = np.concatenate([np.add.reduce(tokens, axis=1) / scale, context], axis=1) @ self.value[0] + self.value[1]
         return logits, value[:, 0]
 
 
@@ -176,12 +180,14 @@ FORWARD_ROWS = 256
 """Rows per forward pass of a large batch: its intermediate arrays then stay in the processor's cache."""
 
 
-def forward_in_chunks(network, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``network.forward(obs)`` in chunks of `FORWARD_ROWS` rows (the same values, faster for large batches)."""
+def forward_in_chunks(network, obs: np.ndarray, with_value: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """``network.forward(obs)`` in chunks of `FORWARD_ROWS` rows (the same values, faster for large batches);
+    without ``with_value`` only the logits (the value is None)."""
     if len(obs) <= FORWARD_ROWS:
-        return network.forward(obs)
-    parts = [network.forward(obs[start:start + FORWARD_ROWS]) for start in range(0, len(obs), FORWARD_ROWS)]
-    return np.concatenate([logits for logits, _ in parts]), np.concatenate([value for _, value in parts])
+        return network.forward(obs, with_value)
+    parts = [network.forward(obs[start:start + FORWARD_ROWS], with_value) for start in range(0, len(obs), FORWARD_ROWS)]
+    logits = np.concatenate([logits for logits, _ in parts])
+    return logits, np.concatenate([value for _, value in parts]) if with_value else None
 
 
 def network_from_tensors(tensors: dict[str, np.ndarray], metadata: dict):
@@ -245,6 +251,7 @@ class NetworkPolicy(BasePolicy):
         if self._obs_index is not None:
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
         logits, value = forward_in_chunks(self.network, obs)
+        assert value is not None  # asked for with the logits
         if self._action_index is None:
             return logits, value
         values = np.full((len(obs), self.actions.size), MASKED_LOGIT, dtype=np.float32)
@@ -269,7 +276,7 @@ class NetworkPolicy(BasePolicy):
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
         if self._action_index is not None:
             legal = np.where(self._action_index >= 0, legal[:, self._action_index], False)
-        logits, _ = forward_in_chunks(self.network, obs)
+        logits, _ = forward_in_chunks(self.network, obs, with_value=False)
         return np.clip(np.nan_to_num(logits.astype(np.float64), nan=-LOGIT_BOUND), -LOGIT_BOUND, LOGIT_BOUND), legal
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
