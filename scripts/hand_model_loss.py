@@ -1,0 +1,97 @@
+#!/usr/bin/env python
+"""The hand head's log-loss on the opponent's cards, against card counting, on held-out self-play positions.
+
+    python scripts/hand_model_loss.py --run-dir runs/try3_hand --games 200
+
+A run trained with ``--hand-coef`` has a head that predicts, per rank, how many cards each other seat
+holds. Read as a distribution over the rank of each card in the opponent's hand (the predicted counts,
+clipped at zero and normalized over the ranks still unseen), its log-loss on the true cards is compared
+with card counting's (each unseen card equally likely). Positions come from games of the run's network
+against ``heuristic`` on seeds the trainer never dealt (two players, standard rules); both seats'
+views count. Needs torch (the head is not in the numpy checkpoint). Writes ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.files import write_atomically
+from rouba_env.players.network import load_policy
+from rouba_env.players.registry import make_policy
+from rouba_env.rules.config import preset
+from rouba_env.rules.engine import NUM_RANK_SLOTS
+from rouba_env.table import Table
+from rouba_training.network import make_network
+
+SMOOTHING = 0.01
+"""Share of card counting mixed into the model's distribution, so that no true card gets probability 0."""
+HELD_OUT_SEED = 10**9
+"""Deals far from the trainer's (it deals from small seeds)."""
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run-dir", type=Path, required=True, help="a run trained with --hand-coef > 0")
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--json", type=Path, default=Path("scripts/results/hand_model_loss.json"))
+    args = parser.parse_args(argv)
+    saved = torch.load(args.run_dir / "checkpoint.pt", weights_only=True)
+    config = saved["config"]
+    if not config.get("hand_coef"):
+        parser.error(f"{args.run_dir} was trained without a hand head (--hand-coef)")
+    rules = preset(config["rules"])
+    encoder = ObservationEncoder(rules)
+    network = make_network(config["architecture"], encoder.size, ActionEncoding(rules).size,
+                           tuple(config["hidden_sizes"]), rules.num_players, config["critic"], encoder.hidden_size, True)
+    network.load_state_dict(saved["network"])
+    network.eval()
+    actor = network.actor if hasattr(network, "actor") else network
+    players = [load_policy(args.run_dir / "policy"), make_policy("heuristic", rules)]
+    rng = np.random.default_rng(HELD_OUT_SEED)
+    observations, hidden = [], []
+    for game in range(args.games):
+        table = Table(rules)
+        table.start_deal(HELD_OUT_SEED + game)
+        order = players if game % 2 == 0 else players[::-1]
+        while not table.over:
+            seat = table.current
+            obs, mask = table.observation(seat), table.mask(seat)
+            observations.append(obs)
+            hidden.append(encoder.hidden(table.state, seat))
+            table.play(order[seat].act(obs, mask, rng), "player")
+    obs = np.array(observations, np.float32)
+    truth = np.array(hidden, np.float32).reshape(len(obs), -1, NUM_RANK_SLOTS)[:, 1]  # the opponent's hand
+    with torch.no_grad():
+        _, _, predicted = actor.forward_with_hands(torch.from_numpy(obs))
+    predicted = predicted.numpy().reshape(len(obs), -1, NUM_RANK_SLOTS)[:, 1]
+    view = encoder.decode(obs)
+    unseen = np.maximum(np.array(rules.rank_copies) - view.seen - view.hand, 0).astype(np.float64)
+    holding = truth.sum(axis=1) > 0  # positions where the opponent holds cards (then some are unseen)
+    truth, predicted, unseen, obs = truth[holding], predicted[holding], unseen[holding], obs[holding]
+    counting = unseen / unseen.sum(axis=1, keepdims=True)
+    model = np.where(unseen > 0, np.maximum(predicted, 0.0), 0.0)
+    totals = model.sum(axis=1, keepdims=True)
+    model = np.where(totals > 0, model / np.where(totals > 0, totals, 1.0), counting)
+    model = (1 - SMOOTHING) * model + SMOOTHING * counting
+    cards = truth.sum()
+    result = {
+        "run_dir": str(args.run_dir), "games": args.games, "positions": len(obs), "opponent_cards": int(cards),
+        "log_loss_card_counting": float(-(truth * np.log(np.where(truth > 0, counting, 1.0))).sum() / cards),
+        "log_loss_hand_head": float(-(truth * np.log(np.where(truth > 0, model, 1.0))).sum() / cards),
+        "smoothing": SMOOTHING,
+    }
+    write_atomically(args.json, json.dumps(result, indent=1) + "\n")
+    print(f"{result['positions']} positions, {result['opponent_cards']} opponent cards: log-loss per card "
+          f"{result['log_loss_hand_head']:.4f} (hand head) vs {result['log_loss_card_counting']:.4f} (card counting)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
