@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The hand head's log-loss on the opponent's cards, against card counting, on held-out self-play positions.
 
-    python scripts/hand_model_loss.py --run-dir runs/try3_hand --games 200
+    python scripts/hand_model_loss.py --run-dir scripts/results/runs/try3_hand --games 200
 
 A run trained with ``--hand-coef`` has a head that predicts, per rank, how many cards each other seat
 holds. Read as a distribution over the rank of each card in the opponent's hand (the predicted counts,

@@ -8,8 +8,9 @@ its own decisions with at least two legal moves and cards left in the deck. At e
 most likely moves (up to ``--max-moves``) are the siblings. The truth is the mean final reward of each
 sibling over ``--truth-samples`` determinizations, every line played to the end by the network
 (`search`'s play-outs). Each estimator scores the same siblings from ``--samples`` determinizations:
-the PPO value head one own turn on (``value=head,depth=1``), the privileged critic there
-(``value=privileged,depth=1``) and short play-outs (``depth=0``). Reported per estimator: how often
+the PPO value head one own turn on (``value=head,depth=1``; only where it was trained: a privileged
+critic takes its place), the privileged critic there (``value=privileged,depth=1``, where the checkpoint
+has one) and short play-outs (``depth=0``). Reported per estimator: how often
 its best sibling is the truth's best, and the share of sibling pairs the truth tells apart (by more
 than two standard errors) that it orders the same way. Writes ``--json``.
 """
@@ -52,7 +53,9 @@ def positions(policy, rules, count: int, seed: int) -> list[tuple[np.ndarray, np
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--policy", required=True, help="a checkpoint trained with --critic privileged")
+    parser.add_argument("--policy", required=True,
+                        help="a checkpoint; its value head is scored if it was trained (a shared critic), its "
+                             "privileged critic if it has one")
     parser.add_argument("--positions", type=int, default=120)
     parser.add_argument("--samples", type=int, default=32, help="determinizations per estimator")
     parser.add_argument("--truth-samples", type=int, default=512)
@@ -63,8 +66,11 @@ def main(argv=None) -> int:
     rules = preset("standard")
     network = make_policy(f"checkpoint:{args.policy}", rules)
     truth_search = make_policy(f"search:policy={args.policy},depth=0,samples={args.truth_samples}", rules)
+    usable = {name: options for name, options in ESTIMATORS.items()
+              if not (options.startswith("value=privileged") and network.privileged_value is None)
+              and not (options.startswith("value=head") and not network.value_head_trained)}
     estimators = {name: make_policy(f"search:policy={args.policy},{options},samples={args.samples}", rules)
-                  for name, options in ESTIMATORS.items()}
+                  for name, options in usable.items()}
     rng = np.random.default_rng(args.seed + 1)
     top, pairs, told_apart, siblings = {n: 0 for n in estimators}, {n: 0 for n in estimators}, 0, 0
     found = positions(network, rules, args.positions, args.seed)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -96,7 +96,11 @@ class Layer:
     @property
     def parent_of_child(self) -> np.ndarray:
         """int64[M]: for each node of the next layer, its parent's index here."""
-        return np.repeat(np.arange(self.size), self.num_children)
+        if self._parents is None:
+            self._parents = np.repeat(np.arange(self.size), self.num_children)
+        return self._parents
+
+    _parents: np.ndarray | None = field(default=None, init=False, repr=False)
 
 
 class GameTree:
@@ -217,13 +221,18 @@ class GameTree:
                 "layers": len(self.layers)}
 
 
-def solvable_tree(rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD) -> GameTree | None:
-    """The game tree of two-player ``rules`` small enough to solve exactly (within `MAX_DEALS` and
-    `MAX_HISTORIES`), else None: for tools that measure NashConv only where it can be had."""
+QUICK_HISTORIES = 500_000
+"""`solvable_tree`'s default bound: a tree built in seconds (``small`` has 77,280 histories)."""
+
+
+def solvable_tree(rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD,
+                  max_histories: int = QUICK_HISTORIES) -> GameTree | None:
+    """The game tree of two-player ``rules`` if it has at most ``max_histories`` histories, else None: for
+    tools that measure NashConv where it comes cheaply (the trainer's evaluations)."""
     if rules.num_players != 2:
         return None
     try:
         check_solvable(rules)
-        return GameTree(rules, reward)
+        return GameTree(rules, reward, max_histories=max_histories)
     except ValueError:
         return None

@@ -236,6 +236,9 @@ class NetworkPolicy(BasePolicy):
         self.name = name
         self.reward = check_reward_mode(reward)
         """The reward the network was trained on: what its value head estimates."""
+        self.value_head_trained = True
+        """False for a checkpoint trained with a privileged critic: that critic took the value head's place in
+        training, so the head's output means nothing (`load_policy` reads it from the metadata)."""
         self.privileged_value: PrivilegedValue | None = None
         """A checkpoint's privileged critic (`load_policy` sets it where the checkpoint has one), for a search's
         leaves. It reads observations at the network's own padding (``network_players`` seats)."""
@@ -337,6 +340,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     policy = NetworkPolicy(network, rules, max_players, network_players=trained_max, deterministic=deterministic,
                            name=f"checkpoint:{path_or_name}", reward=reward,
                            network_version=int(metadata["observation_version"]))
+    policy.value_head_trained = metadata.get("train_config", {}).get("critic", "shared") != "privileged"
     critic = read_privileged_value(resolve_checkpoint(path_or_name), metadata)
     if critic is not None:
         policy.privileged_value = PrivilegedValue(critic)

@@ -119,6 +119,10 @@ class SearchPolicy(BasePolicy):
         self.value = value
         self.critic = self.inner.privileged_value if value == "privileged" else None
         """Scores the leaves with ``value=privileged``."""
+        if value == "head" and self.depth != SEARCH_TO_THE_END and not self.inner.value_head_trained:
+            raise ValueError(f"search depth={self.depth} scores leaves with the value head, but checkpoint "
+                             f"{checkpoint!r} was trained with a privileged critic, which took the head's place: "
+                             f"use value=privileged (or depth=0, play-outs)")
         if value == "privileged":
             if self.critic is None:
                 raise ValueError(f"search value=privileged: checkpoint {checkpoint!r} has no privileged value "

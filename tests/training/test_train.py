@@ -346,6 +346,9 @@ def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_al
         assert table.play(search.act(table.observation(seat), table.mask(seat), rng), "search")
     with pytest.raises(ValueError, match="give depth=1 or more"):
         make_policy(f"search:policy={tmp_path / 'policy'},value=privileged", preset("standard"))
+    with pytest.raises(ValueError, match="trained with a privileged critic, which took the head's place"):
+        make_policy(f"search:policy={tmp_path / 'policy'},depth=1", preset("standard"))
+    assert not policy.value_head_trained and make_policy("checkpoint:2p", preset("standard")).value_head_trained
     resumed = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=900)), resume=True)
     assert resumed["learner_steps"] >= 900
     with pytest.raises(ValueError, match="critic"):
