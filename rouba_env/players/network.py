@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from rouba_env.encoding.observation import OBSERVATION_VERSION
@@ -96,6 +97,27 @@ class PrivilegedValue:
         return values[:, 0]
 
 
+@numba.njit(cache=True, nogil=True)
+def _add_rows_relu(tokens, rows):
+    """In place: ``tokens[b, s] = max(tokens[b, s] + rows[b], 0)`` (float32[B, S, W], float32[B, W]), in one pass."""
+    for b in range(tokens.shape[0]):
+        for s in range(tokens.shape[1]):
+            for w in range(tokens.shape[2]):
+                value = tokens[b, s, w] + rows[b, w]
+                tokens[b, s, w] = value if value > 0 else np.float32(0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _slot_mean(tokens):
+    """float32[B, W]: the mean over the slots of float32[B, S, W], summed in slot order as numpy's mean does."""
+    out = np.zeros((tokens.shape[0], tokens.shape[2]), np.float32)
+    for b in range(tokens.shape[0]):
+        for s in range(tokens.shape[1]):
+            for w in range(tokens.shape[2]):
+                out[b, w] += tokens[b, s, w]
+    return out / np.float32(tokens.shape[1])
+
+
 class RankNetwork:
     """The rank-shared actor-critic's forward pass (``architecture="rank"``; torch twin: ``RankActorCritic``).
 
@@ -156,23 +178,21 @@ class RankNetwork:
         first, second, head_out = self._buffers(batch, slots)  # reused: fresh big arrays cost page faults
         weight, context_weight, bias = self.token
         tokens = np.matmul(features.reshape(batch * slots, -1), weight, out=first).reshape(batch, slots, -1)
-        tokens += (context @ context_weight + bias)[:, None, :]
-        np.maximum(tokens, zero, out=tokens)
+        _add_rows_relu(tokens, context @ context_weight + bias)
         weight, pool_weight, context_weight, bias = self.mix
-        scale = np.float32(slots)  # a mean as np.mean takes it (a sum, then one division), without its overhead
-        pooled = (np.add.reduce(tokens, axis=1) / scale) @ pool_weight + context @ context_weight
+        pooled = _slot_mean(tokens) @ pool_weight + context @ context_weight
         tokens = np.matmul(first, weight, out=second).reshape(batch, slots, -1)
-        tokens += (pooled + bias)[:, None, :]
-        np.maximum(tokens, zero, out=tokens)
+        _add_rows_relu(tokens, pooled + bias)
         heads = np.matmul(second, self.heads, out=head_out).reshape(batch, slots, -1)[:, : slots - 1]
         targets = self.natural[0].shape[1]
-        natural = heads[:, :, :targets] + self.natural[1]
         weight, joker_weight, bias = self.joker
-        joker = heads[:, :, targets:] + (tokens[:, -1] @ joker_weight + bias)[:, None, :]
-        logits = np.concatenate([natural, joker], axis=1).reshape(batch, -1)
+        logits = np.empty((batch, 2 * (slots - 1), targets), np.float32)  # natural kinds, then joker kinds
+        np.add(heads[:, :, :targets], self.natural[1], out=logits[:, : slots - 1])
+        np.add(heads[:, :, targets:], (tokens[:, -1] @ joker_weight + bias)[:, None, :], out=logits[:, slots - 1:])
+        logits = logits.reshape(batch, -1)
         if not with_value:
             return logits, None
-        value = np.concatenate([np.add.reduce(tokens, axis=1) / scale, context], axis=1) @ self.value[0] + self.value[1]
+        value = np.concatenate([_slot_mean(tokens), context], axis=1) @ self.value[0] + self.value[1]
         return logits, value[:, 0]
 
 
@@ -250,11 +270,19 @@ class NetworkPolicy(BasePolicy):
         (`reward`) from here to the end. Actions the network's padding cannot
         express (none, for a table it can seat) get `MASKED_LOGIT`.
         """
+        logits, value = self._padded_forward(obs, with_value=True)
+        assert value is not None  # asked for with the logits
+        return logits, value
+
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """float32[B, A]: the network's logit of every action of this player's encoding (the search's prior)."""
+        return self._padded_forward(obs, with_value=False)[0]
+
+    def _padded_forward(self, obs: np.ndarray, with_value: bool) -> tuple[np.ndarray, np.ndarray | None]:
         obs = np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size)
         if self._obs_index is not None:
             obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
-        logits, value = forward_in_chunks(self.network, obs)
-        assert value is not None  # asked for with the logits
+        logits, value = forward_in_chunks(self.network, obs, with_value)
         if self._action_index is None:
             return logits, value
         values = np.full((len(obs), self.actions.size), MASKED_LOGIT, dtype=np.float32)
@@ -262,17 +290,14 @@ class NetworkPolicy(BasePolicy):
         values[:, self._action_index[expressible]] = logits[:, expressible]
         return values, value
 
-    def action_values(self, obs: np.ndarray) -> np.ndarray:
-        """float32[B, A]: the network's logit of every action of this player's encoding (the search's prior)."""
-        return self.forward(obs)[0]
-
     plays_in_batch = True
 
     def _network_logits(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(bounded logits float64[B, A'], legal bool[B, A']) in the network's own action encoding.
+        """(bounded logits[B, A'], legal bool[B, A']) in the network's own action encoding.
 
         Whatever the weights make of them (an overflow to -inf, a NaN), legal actions stay finite and
-        above every illegal one, so the choice is always legal.
+        above every illegal one, so the choice is always legal. Logits already within the bounds come
+        back as the network's float32 (exact in float64); others as clipped float64.
         """
         obs, legal = self.checked(obs, mask)
         if self._obs_index is not None:
@@ -280,6 +305,8 @@ class NetworkPolicy(BasePolicy):
         if self._action_index is not None:
             legal = np.where(self._action_index >= 0, legal[:, self._action_index], False)
         logits, _ = forward_in_chunks(self.network, obs, with_value=False)
+        if logits.size and -LOGIT_BOUND <= logits.min() and logits.max() <= LOGIT_BOUND:  # False for a NaN
+            return logits, legal
         return np.clip(np.nan_to_num(logits.astype(np.float64), nan=-LOGIT_BOUND), -LOGIT_BOUND, LOGIT_BOUND), legal
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
@@ -296,7 +323,7 @@ class NetworkPolicy(BasePolicy):
         """float64[B, A]: the probability `act_batch` plays each action: the softmax over the legal
         actions, or with ``deterministic`` all of it on the first legal action of the highest logit."""
         logits, legal = self._network_logits(obs, mask)
-        masked = np.where(legal, logits, -np.inf)
+        masked = np.where(legal, logits.astype(np.float64), -np.inf)
         if self.deterministic:
             own = np.zeros(masked.shape)
             own[np.arange(len(masked)), masked.argmax(axis=1)] = 1.0
