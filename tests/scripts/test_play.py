@@ -1,10 +1,12 @@
 """Smoke runs of ``rouba-play`` (through scripts/play.py, its thin wrapper) with typed input."""
 
 import subprocess
-
-import pytest
 import sys
 from pathlib import Path
+
+import pytest
+
+from tests.signals import sigint_as_a_terminal_sends_it
 
 pytestmark = pytest.mark.slow  # each test starts a process
 
@@ -48,7 +50,7 @@ def test_ctrl_c_at_the_prompt_stops_cleanly_with_status_130():
 
     process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--opponents", "greedy",
                                 "--seed", "3"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_as_a_terminal_sends_it)
     deadline = time.monotonic() + 60
     seen = ""
     while "move [" not in seen and time.monotonic() < deadline:

@@ -22,6 +22,7 @@ from rouba_env.players.registry import make_policy
 from rouba_training.config import TrainConfig, config_from_args, load_toml
 from rouba_training.run_folder import RunFolderError, policy_update
 from rouba_training.train import train
+from tests.signals import sigint_as_a_terminal_sends_it
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = dict(total_steps=1500, num_envs=16, rollout_steps=8, minibatch_size=256, update_epochs=1,
@@ -63,7 +64,8 @@ def assert_consistent(run_dir: Path) -> dict:
 def start(run_dir: Path, *extra: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "rouba_training.cli", "--run-dir", str(run_dir), "--total-steps", "10000000",
                "--checkpoint-interval", "3", *TINY_FLAGS, *extra]
-    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_a_terminal_sends_it)
 
 
 def wait_for_rows(process: subprocess.Popen, run_dir: Path, count: int) -> None:

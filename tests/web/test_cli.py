@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.signals import sigint_as_a_terminal_sends_it
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -18,7 +20,7 @@ def test_play_script_serves_the_page(tmp_path):
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", "0", "--quiet",
          "--replays", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_as_a_terminal_sends_it)
     try:
         first_line = process.stdout.readline()
         match = re.search(r"(http://127\.0\.0\.1:\d+/)", first_line)
@@ -48,7 +50,8 @@ def test_bad_options_are_clean_errors(tmp_path, capsys):
 @pytest.mark.slow
 def test_a_public_address_is_announced_with_a_warning():
     process = subprocess.Popen([sys.executable, "-m", "rouba_env", "play", "--web", "--host", "0.0.0.0", "--port", "0",
-                                "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                                "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               preexec_fn=sigint_as_a_terminal_sends_it)
     try:
         first_line = process.stdout.readline()
         assert "http://0.0.0.0:" in first_line, first_line
