@@ -240,5 +240,9 @@ def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rule
         critic = {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
                   for name, tensor in network.critic.state_dict().items()}
     network = playing_network(network)
+    hands = None
+    if network.architecture == "rank" and hasattr(network, HAND_HEAD):  # for a search's determinizations
+        hands = {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
+                 for name, tensor in getattr(network, HAND_HEAD).state_dict().items()}
     return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra,
-                            architecture=network.architecture, privileged_value=critic)
+                            architecture=network.architecture, privileged_value=critic, hand_head=hands)

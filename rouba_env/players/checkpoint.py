@@ -274,6 +274,26 @@ def privileged_value_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+HAND_HEAD_FILE = "hand_head.safetensors"
+"""Optional: a rank network's hand head (``weight``, ``bias``: from each rank's token, that rank's count in
+every seat's hand and the deck), which a search can draw its determinizations by."""
+
+
+def hand_head_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape of the hand head of a rank network's metadata (one output per seat and the deck)."""
+    if metadata.get("architecture", "mlp") != "rank":
+        raise CheckpointError("a hand head ships with rank networks only (architecture rank)")
+    outputs = metadata["max_players"] + 1
+    return {"weight": (outputs, metadata["hidden_sizes"][1]), "bias": (outputs,)}
+
+
+def read_hand_head(folder: str | Path, metadata: dict) -> dict[str, np.ndarray] | None:
+    """The checkpoint's hand head (`HAND_HEAD_FILE`) as float32 arrays, or None if it has none."""
+    if not metadata.get("hand_head"):
+        return None
+    return _read_tensors(Path(folder) / HAND_HEAD_FILE, hand_head_shapes(metadata))
+
+
 def read_privileged_value(folder: str | Path, metadata: dict) -> dict[str, np.ndarray] | None:
     """The checkpoint's privileged critic (`PRIVILEGED_VALUE_FILE`) as float32 arrays, or None if it has none."""
     if "privileged_value" not in metadata:
@@ -312,11 +332,13 @@ def load_checkpoint(path_or_name: str | Path) -> tuple[dict[str, np.ndarray], di
 
 def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: RulesConfig,
                      max_players: int | None, hidden_sizes: tuple[int, ...], extra: dict | None = None,
-                     architecture: str = "mlp", privileged_value: dict[str, np.ndarray] | None = None) -> Path:
+                     architecture: str = "mlp", privileged_value: dict[str, np.ndarray] | None = None,
+                     hand_head: dict[str, np.ndarray] | None = None) -> Path:
     """Write ``model.safetensors`` (and `PRIVILEGED_VALUE_FILE` when given), then ``metadata.json``, each atomically.
 
     ``privileged_value``: a privileged critic's tensors (``0.weight``, ``0.bias``, ``2.weight``, ...: Linear
-    layers over the observation and `ObservationEncoder.hidden`, the last one of width 1).
+    layers over the observation and `ObservationEncoder.hidden`, the last one of width 1). ``hand_head``: a
+    rank network's hand head (`hand_head_shapes`).
     """
     if architecture not in ARCHITECTURES:
         raise ValueError(f"architecture must be one of {list(ARCHITECTURES)}, got {architecture!r}")
@@ -351,6 +373,13 @@ def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: 
             raise ValueError(f"privileged_value tensors must have the shapes {expected}")
         write_atomically(folder / PRIVILEGED_VALUE_FILE, save(
             {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in privileged_value.items()}))
+    if hand_head is not None:
+        metadata["hand_head"] = True
+        expected = hand_head_shapes(metadata)
+        if {name: tuple(array.shape) for name, array in hand_head.items()} != expected:
+            raise ValueError(f"hand_head tensors must have the shapes {expected}")
+        write_atomically(folder / HAND_HEAD_FILE, save(
+            {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in hand_head.items()}))
     arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in tensors.items()}
     write_atomically(folder / WEIGHTS_FILE, save(arrays))
     write_atomically(folder / METADATA_FILE, json.dumps(metadata, indent=2) + "\n")

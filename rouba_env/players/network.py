@@ -34,10 +34,12 @@ from rouba_env.players.checkpoint import (
     ALIAS_TABLE_SIZES,
     CheckpointError,
     load_checkpoint,
+    read_hand_head,
     read_privileged_value,
     resolve_checkpoint,
 )
 from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.rules.scoring import TRAINING_REWARD, check_reward_mode
 from rouba_env.streams import Randomness, uniform_rows
 
@@ -165,6 +167,30 @@ class RankNetwork:
 
     def forward(self, obs: np.ndarray, with_value: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """(logits float32[B, A], value float32[B], or None without ``with_value``) for observations float32[B, D]."""
+        tokens, context, second, head_out = self._tokens(obs)
+        batch, slots = tokens.shape[:2]
+        heads = np.matmul(second, self.heads, out=head_out).reshape(batch, slots, -1)[:, : slots - 1]
+        targets = self.natural[0].shape[1]
+        weight, joker_weight, bias = self.joker
+        logits = np.empty((batch, 2 * (slots - 1), targets), np.float32)  # natural kinds, then joker kinds
+        np.add(heads[:, :, :targets], self.natural[1], out=logits[:, : slots - 1])
+        np.add(heads[:, :, targets:], (tokens[:, -1] @ joker_weight + bias)[:, None, :], out=logits[:, slots - 1:])
+        logits = logits.reshape(batch, -1)
+        if not with_value:
+            return logits, None
+        value = np.concatenate([_slot_mean(tokens), context], axis=1) @ self.value[0] + self.value[1]
+        return logits, value[:, 0]
+
+    def hidden_cards(self, obs: np.ndarray, hand_head: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """float32[B, H]: a hand head's prediction (``(weight, bias)``, read from each rank's token) of every
+        seat's cards per rank and the deck's, in `ObservationEncoder.hidden`'s layout."""
+        tokens = self._tokens(obs)[0]
+        per_rank = tokens @ hand_head[0] + hand_head[1]  # [B, R, seats + deck]
+        return per_rank.transpose(0, 2, 1).reshape(tokens.shape[0], -1)
+
+    def _tokens(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(final tokens float32[B, R, W], context float32[B, C], and the work buffers they and the heads
+        use: valid until this thread's next call)."""
         obs = np.asarray(obs, dtype=np.float32)
         batch = obs.shape[0]
         zero = np.float32(0.0)
@@ -183,17 +209,7 @@ class RankNetwork:
         pooled = _slot_mean(tokens) @ pool_weight + context @ context_weight
         tokens = np.matmul(first, weight, out=second).reshape(batch, slots, -1)
         _add_rows_relu(tokens, pooled + bias)
-        heads = np.matmul(second, self.heads, out=head_out).reshape(batch, slots, -1)[:, : slots - 1]
-        targets = self.natural[0].shape[1]
-        weight, joker_weight, bias = self.joker
-        logits = np.empty((batch, 2 * (slots - 1), targets), np.float32)  # natural kinds, then joker kinds
-        np.add(heads[:, :, :targets], self.natural[1], out=logits[:, : slots - 1])
-        np.add(heads[:, :, targets:], (tokens[:, -1] @ joker_weight + bias)[:, None, :], out=logits[:, slots - 1:])
-        logits = logits.reshape(batch, -1)
-        if not with_value:
-            return logits, None
-        value = np.concatenate([_slot_mean(tokens), context], axis=1) @ self.value[0] + self.value[1]
-        return logits, value[:, 0]
+        return tokens, context, second, head_out
 
 
 FORWARD_ROWS = 256
@@ -259,6 +275,9 @@ class NetworkPolicy(BasePolicy):
         self.value_head_trained = True
         """False for a checkpoint trained with a privileged critic: that critic took the value head's place in
         training, so the head's output means nothing (`load_policy` reads it from the metadata)."""
+        self.hand_head: tuple[np.ndarray, np.ndarray] | None = None
+        """A rank network's hand head, (weight[W, k], bias[k]) (`load_policy` sets it where the checkpoint has
+        one): see `predicted_hidden`."""
         self.privileged_value: PrivilegedValue | None = None
         """A checkpoint's privileged critic (`load_policy` sets it where the checkpoint has one), for a search's
         leaves. It reads observations at the network's own padding (``network_players`` seats)."""
@@ -277,6 +296,17 @@ class NetworkPolicy(BasePolicy):
     def action_values(self, obs: np.ndarray) -> np.ndarray:
         """float32[B, A]: the network's logit of every action of this player's encoding (the search's prior)."""
         return self._padded_forward(obs, with_value=False)[0]
+
+    def predicted_hidden(self, obs: np.ndarray) -> np.ndarray:
+        """float32[B, m + 1, 14]: the hand head's guess of each seat's cards per rank slot (relative seats of the
+        network's own padding ``m``, 0 the observer) and the deck's, from this player's observations."""
+        if self.hand_head is None:
+            raise ValueError(f"{self.name} has no hand head (train with rouba-train --hand-coef)")
+        obs = np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size)
+        if self._obs_index is not None:
+            obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
+        assert isinstance(self.network, RankNetwork)  # load_policy sets a hand head on rank networks only
+        return self.network.hidden_cards(obs, self.hand_head).reshape(len(obs), -1, NUM_RANK_SLOTS)
 
     def _padded_forward(self, obs: np.ndarray, with_value: bool) -> tuple[np.ndarray, np.ndarray | None]:
         obs = np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size)
@@ -368,9 +398,13 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
                            name=f"checkpoint:{path_or_name}", reward=reward,
                            network_version=int(metadata["observation_version"]))
     policy.value_head_trained = metadata.get("train_config", {}).get("critic", "shared") != "privileged"
-    critic = read_privileged_value(resolve_checkpoint(path_or_name), metadata)
+    folder = resolve_checkpoint(path_or_name)
+    critic = read_privileged_value(folder, metadata)
     if critic is not None:
         policy.privileged_value = PrivilegedValue(critic)
+    hands = read_hand_head(folder, metadata)
+    if hands is not None:
+        policy.hand_head = (hands["weight"].T.copy(), hands["bias"])
     return policy
 
 

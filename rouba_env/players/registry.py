@@ -85,7 +85,7 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
         "endgame_nodes": int, "max_moves": int, "policy": str}),
     "search": _make_searcher(SearchPolicy, {
         "policy": str, "samples": int, "depth": int, "max_moves": int, "z": float, "endgame_nodes": int,
-        "opponent": str, "passed_steal": float, "value": str}),
+        "opponent": str, "passed_steal": float, "value": str, "beliefs": str}),
     "checkpoint": _make_checkpoint,
     "openspiel": _make_openspiel,
 }

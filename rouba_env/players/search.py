@@ -21,6 +21,7 @@ from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT,
 from rouba_env.players.network import NetworkPolicy, load_policy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.engine import GameState, rank_counts
 
 SEARCH_DEFAULT_POLICY = "2p"
 """The network searched with when the spec names none: the shipped two-player policy."""
@@ -45,6 +46,12 @@ SEARCH_OPPONENT_MODELS = {SEARCH_NETWORK_OPPONENT: None, "heuristic": HeuristicP
 """Who plays the other seats in the look-ahead: the searched network (default) or a scripted player."""
 SEARCH_PRIOR_WEIGHT = 1e-6
 """The network's logit only breaks ties between equal search values."""
+SEARCH_BELIEFS = ("uniform", "hand")
+"""How determinizations are drawn: uniformly over the unseen cards, or kept in proportion to the checkpoint's
+hand head's likelihood of the opponents' hands (`SEARCH_BELIEF_POOL` uniform draws per kept one)."""
+SEARCH_BELIEF_POOL = 4
+SEARCH_BELIEF_SMOOTHING = 0.01
+"""Share of card counting mixed into the hand head's distribution, so that no possible hand weighs 0."""
 SEARCH_VALUES = ("head", "privileged")
 """What scores a leaf (``depth`` > 0): the network's value head, which sees what the seat sees, or the
 checkpoint's privileged critic, which also sees the determinization's hidden cards (every hand, the deck)."""
@@ -77,7 +84,9 @@ class SearchPolicy(BasePolicy):
     greedy: who plays the other seats in the look-ahead), ``endgame_nodes``
     (int >= 0, 0 disables the exact search), ``value`` (head | privileged:
     what scores a leaf, see `SEARCH_VALUES`; privileged needs a checkpoint
-    trained with ``--critic privileged`` and ``depth`` >= 1).
+    trained with ``--critic privileged`` and ``depth`` >= 1), ``beliefs``
+    (uniform | hand: how determinizations are drawn, see `SEARCH_BELIEFS`;
+    hand needs a checkpoint trained with ``--hand-coef``).
     """
 
     name = "search"
@@ -86,7 +95,7 @@ class SearchPolicy(BasePolicy):
                  samples: int = SEARCH_DEFAULT_SAMPLES, depth: int = SEARCH_DEFAULT_DEPTH,
                  max_moves: int = SEARCH_DEFAULT_MAX_MOVES, z: float = SEARCH_DEFAULT_Z,
                  endgame_nodes: int = EXPERT_ENDGAME_NODES, opponent: str = "policy",
-                 passed_steal: float = 1.0, value: str = "head"):
+                 passed_steal: float = 1.0, value: str = "head", beliefs: str = "uniform"):
         super().__init__(rules, max_players)
         counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 0, SEARCH_MAX_DEPTH),
                   ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
@@ -114,6 +123,12 @@ class SearchPolicy(BasePolicy):
         """Plays the other seats in the look-ahead: the network itself, or a scripted player."""
         self.policy = policy
         self.inner_actions = ActionEncoding(rules)
+        if beliefs not in SEARCH_BELIEFS:
+            raise ValueError(f"search beliefs must be one of {list(SEARCH_BELIEFS)}, got {beliefs!r}")
+        if beliefs == "hand" and self.network.hand_head is None:
+            raise ValueError(f"search beliefs=hand: checkpoint {checkpoint!r} has no hand head (train it with "
+                             f"rouba-train --hand-coef, rank architecture)")
+        self.beliefs = beliefs
         if value not in SEARCH_VALUES:
             raise ValueError(f"search value must be one of {list(SEARCH_VALUES)}, got {value!r}")
         self.value = value
@@ -141,7 +156,7 @@ class SearchPolicy(BasePolicy):
         rules = self.rules
         sampler = HiddenCardSampler(rules, obs, self.encoder, passed_steal=self.passed_steal)
         seat = sampler.seat
-        states = [sampler.sample(rng) for _ in range(self.samples)]
+        states = self.determinizations(sampler, obs, rng)
         count = len(candidates)
         game = VectorGame.from_states(rules, [state for state in states for _ in range(count)], reward=self.reward)
         moves = [self.actions.decode(int(action)) for action in candidates]
@@ -178,6 +193,28 @@ class SearchPolicy(BasePolicy):
             values[finished] = game.rewards[finished, seat]
             live &= ~finished
         return values.reshape(len(states), count)
+
+    def determinizations(self, sampler: HiddenCardSampler, obs: np.ndarray,
+                         rng: np.random.Generator) -> list[GameState]:
+        """``samples`` full positions consistent with ``obs``: uniform draws, or with ``beliefs=hand`` uniform
+        draws resampled in proportion to the hand head's likelihood of every opponent's hand."""
+        if self.beliefs == "uniform":
+            return [sampler.sample(rng) for _ in range(self.samples)]
+        pool = [sampler.sample(rng) for _ in range(SEARCH_BELIEF_POOL * self.samples)]
+        predicted = self.network.predicted_hidden(obs[None, :])[0]
+        view = self.encoder.decode(obs[None, :])
+        unseen = np.maximum(np.array(self.rules.rank_copies) - view.seen[0] - view.hand[0], 0).astype(np.float64)
+        counting = unseen / max(unseen.sum(), 1.0)
+        n, log_weight = self.rules.num_players, np.zeros(len(pool))
+        for offset in range(1, n):
+            model = np.where(unseen > 0, np.maximum(predicted[offset], 0.0), 0.0)
+            model = model / model.sum() if model.sum() > 0 else counting
+            likely = (1 - SEARCH_BELIEF_SMOOTHING) * model + SEARCH_BELIEF_SMOOTHING * counting
+            counts = np.array([rank_counts(state.hands[(sampler.seat + offset) % n]) for state in pool])
+            log_weight += (counts * np.log(np.where(counts > 0, likely, 1.0))).sum(axis=1)
+        weight = np.exp(log_weight - log_weight.max())
+        picks = rng.choice(len(pool), size=self.samples, p=weight / weight.sum())
+        return [pool[index] for index in picks]
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         obs, legal = self.checked(obs, mask)

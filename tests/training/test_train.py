@@ -454,3 +454,28 @@ def test_a_run_on_a_solvable_deck_measures_its_nash_conv_at_each_evaluation(tmp_
     assert final["evaluation"][0]["nash_conv"] == float(rows[-1]["nash_conv"])
     standard = train(TrainConfig(run_dir=str(tmp_path / "standard"), **dict(TINY, total_steps=300)))
     assert "nash_conv" not in standard["evaluation"][0], "measured only where the game can be solved"
+
+
+def test_a_hand_head_ships_with_a_rank_network_and_a_search_draws_its_samples_by_it(tmp_path):
+    from rouba_training.network import make_network
+
+    settings = dict(TINY, total_steps=400, architecture="rank", hidden_sizes=(16, 8), hand_coef=1.0)
+    train(TrainConfig(run_dir=str(tmp_path), **settings))
+    assert (tmp_path / "policy" / "hand_head.safetensors").is_file()
+    policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard"))
+    saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    network = make_network("rank", policy.encoder.size, policy.actions.size, (16, 8), 2, "shared",
+                           policy.encoder.hidden_size, True)
+    network.load_state_dict(saved["network"])
+    obs = np.random.default_rng(0).random((4, policy.encoder.size), dtype=np.float32)
+    with torch.no_grad():
+        expected = network.forward_with_hands(torch.from_numpy(obs))[2].numpy()
+    assert np.allclose(policy.predicted_hidden(obs).reshape(4, -1), expected, atol=1e-5), "numpy twin of torch's"
+    search = make_policy(f"search:policy={tmp_path / 'policy'},beliefs=hand,samples=4", preset("standard"))
+    table, rng = Table(preset("standard")), np.random.default_rng(1)
+    table.start_deal(5)
+    for _ in range(6):
+        seat = table.current
+        assert table.play(search.act(table.observation(seat), table.mask(seat), rng), "search")
+    with pytest.raises(ValueError, match="has no hand head"):
+        make_policy("search:beliefs=hand", preset("standard"))
