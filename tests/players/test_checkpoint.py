@@ -286,3 +286,27 @@ def test_a_privileged_value_ships_beside_the_actor_and_is_checked_like_it(tmp_pa
     (tmp_path / "ckpt" / "privileged_value.safetensors").unlink()
     with pytest.raises(CheckpointError, match="has no privileged_value.safetensors"):
         load_policy(tmp_path / "ckpt")
+
+
+def test_a_hand_head_ships_with_a_rank_network_only_and_is_checked(tmp_path):
+    from rouba_env.players.checkpoint import rank_network_shapes
+
+    rules = preset("standard")
+    meta = {"obs_size": ObservationEncoder(rules, 2).size, "num_actions": ActionEncoding(rules, 2).size,
+            "max_players": 2, "hidden_sizes": [8, 4], "observation_version": 2, "architecture": "rank"}
+    rng = np.random.default_rng(0)
+    tensors = {name: rng.normal(size=shape).astype(np.float32) for name, shape in rank_network_shapes(meta).items()}
+    hands = {"weight": rng.normal(size=(3, 4)).astype(np.float32), "bias": np.zeros(3, np.float32)}
+    write_checkpoint(tmp_path / "rank", tensors, rules, 2, (8, 4), architecture="rank", hand_head=hands)
+    policy = load_policy(tmp_path / "rank")
+    assert policy.predicted_hidden(np.zeros((2, policy.encoder.size), np.float32)).shape == (2, 3, 14)
+    with pytest.raises(ValueError, match="has no hand head"):
+        load_policy("2p").predicted_hidden(np.zeros((1, policy.encoder.size), np.float32))
+    with pytest.raises(CheckpointError, match="rank networks only"):
+        write_checkpoint(tmp_path / "mlp", random_tensors(rules, 2, (8,)), rules, 2, (8,), hand_head=hands)
+    with pytest.raises(ValueError, match="hand_head tensors must have the shapes"):
+        write_checkpoint(tmp_path / "bad", tensors, rules, 2, (8, 4), architecture="rank",
+                         hand_head={**hands, "bias": np.zeros(5, np.float32)})
+    (tmp_path / "rank" / "hand_head.safetensors").unlink()
+    with pytest.raises(CheckpointError, match="has no hand_head.safetensors"):
+        load_policy(tmp_path / "rank")
