@@ -1,5 +1,6 @@
 """The measurement scripts behind results figures run, with tiny budgets (no timing asserts)."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,3 +24,30 @@ def test_bench_baseline_compares_this_tree_with_a_commit(tmp_path):
                              "--json", str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "ratio" in result.stdout and out.is_file()
+
+
+def test_value_ranking_scores_each_estimator(tmp_path):
+    out = tmp_path / "ranking.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "value_ranking.py"), "--policy", "2p",
+                             "--positions", "2", "--samples", "4", "--truth-samples", "8", "--json", str(out)],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "play-outs to the end" in result.stdout and "value head" in result.stdout and out.is_file()
+
+
+def test_hand_model_loss_compares_with_card_counting(tmp_path):
+    out = tmp_path / "hands.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "hand_model_loss.py"), "--run-dir",
+                             str(ROOT / "scripts" / "results" / "runs" / "try3_hand"), "--games", "1", "--json",
+                             str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "(card counting)" in result.stdout and out.is_file()
+
+
+def test_exploitability_timing_times_each_command(tmp_path):
+    out = tmp_path / "timing.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "exploitability_timing.py"), "--rules", "mini",
+                             "--expert-samples", "2", "--json", str(out)], capture_output=True, text=True,
+                            timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(json.loads(out.read_text())["rows"]) == 4
