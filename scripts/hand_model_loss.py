@@ -23,15 +23,14 @@ import torch
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.files import write_atomically
-from rouba_env.players.network import load_policy
+from rouba_env.players.move_values import unseen_counts
+from rouba_env.players.network import HAND_SMOOTHING, hand_distribution, load_policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import preset
 from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.table import Table
 from rouba_training.network import make_network
 
-SMOOTHING = 0.01
-"""Share of card counting mixed into the model's distribution, so that no true card gets probability 0."""
 HELD_OUT_SEED = 10**9
 """Deals far from the trainer's (it deals from small seeds)."""
 
@@ -71,21 +70,18 @@ def main(argv=None) -> int:
     with torch.no_grad():
         _, _, predicted = actor.forward_with_hands(torch.from_numpy(obs))
     predicted = predicted.numpy().reshape(len(obs), -1, NUM_RANK_SLOTS)[:, 1]
-    view = encoder.decode(obs)
-    unseen = np.maximum(np.array(rules.rank_copies) - view.seen - view.hand, 0).astype(np.float64)
+    natural, jokers = unseen_counts(encoder.decode(obs), rules)
+    unseen = np.concatenate([natural, jokers[:, None]], axis=1).astype(np.float64)
     holding = truth.sum(axis=1) > 0  # positions where the opponent holds cards (then some are unseen)
-    truth, predicted, unseen, obs = truth[holding], predicted[holding], unseen[holding], obs[holding]
+    truth, predicted, unseen = truth[holding], predicted[holding], unseen[holding]
     counting = unseen / unseen.sum(axis=1, keepdims=True)
-    model = np.where(unseen > 0, np.maximum(predicted, 0.0), 0.0)
-    totals = model.sum(axis=1, keepdims=True)
-    model = np.where(totals > 0, model / np.where(totals > 0, totals, 1.0), counting)
-    model = (1 - SMOOTHING) * model + SMOOTHING * counting
+    model = hand_distribution(predicted, unseen)
     cards = truth.sum()
     result = {
-        "run_dir": str(args.run_dir), "games": args.games, "positions": len(obs), "opponent_cards": int(cards),
+        "run_dir": str(args.run_dir), "games": args.games, "positions": int(holding.sum()), "opponent_cards": int(cards),
         "log_loss_card_counting": float(-(truth * np.log(np.where(truth > 0, counting, 1.0))).sum() / cards),
         "log_loss_hand_head": float(-(truth * np.log(np.where(truth > 0, model, 1.0))).sum() / cards),
-        "smoothing": SMOOTHING,
+        "smoothing": HAND_SMOOTHING,
     }
     write_atomically(args.json, json.dumps(result, indent=1) + "\n")
     print(f"{result['positions']} positions, {result['opponent_cards']} opponent cards: log-loss per card "

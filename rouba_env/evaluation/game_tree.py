@@ -232,7 +232,6 @@ def solvable_tree(rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD,
     if rules.num_players != 2:
         return None
     try:
-        check_solvable(rules)
         return GameTree(rules, reward, max_histories=max_histories)
     except ValueError:
         return None

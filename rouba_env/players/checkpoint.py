@@ -330,6 +330,15 @@ def load_checkpoint(path_or_name: str | Path) -> tuple[dict[str, np.ndarray], di
     return read_weights(folder, metadata), metadata
 
 
+def _write_tensors(path: Path, what: str, tensors: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]]) -> None:
+    """One extra safetensors file of a checkpoint, after checking its tensors' shapes (a ValueError naming them)."""
+    from safetensors.numpy import save
+
+    if {name: tuple(array.shape) for name, array in tensors.items()} != shapes:
+        raise ValueError(f"{what} tensors must have the shapes {shapes}")
+    write_atomically(path, save({name: np.ascontiguousarray(array, dtype=np.float32) for name, array in tensors.items()}))
+
+
 def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: RulesConfig,
                      max_players: int | None, hidden_sizes: tuple[int, ...], extra: dict | None = None,
                      architecture: str = "mlp", privileged_value: dict[str, np.ndarray] | None = None,
@@ -368,18 +377,11 @@ def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: 
         metadata["privileged_value"] = {
             "widths": [int(privileged_value[f"{2 * layer}.bias"].shape[0]) for layer in range(layers - 1)],
             "hidden_size": int(privileged_value["0.weight"].shape[1]) - metadata["obs_size"]}
-        expected = privileged_value_shapes(metadata)
-        if {name: tuple(array.shape) for name, array in privileged_value.items()} != expected:
-            raise ValueError(f"privileged_value tensors must have the shapes {expected}")
-        write_atomically(folder / PRIVILEGED_VALUE_FILE, save(
-            {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in privileged_value.items()}))
+        _write_tensors(folder / PRIVILEGED_VALUE_FILE, "privileged_value", privileged_value,
+                       privileged_value_shapes(metadata))
     if hand_head is not None:
         metadata["hand_head"] = True
-        expected = hand_head_shapes(metadata)
-        if {name: tuple(array.shape) for name, array in hand_head.items()} != expected:
-            raise ValueError(f"hand_head tensors must have the shapes {expected}")
-        write_atomically(folder / HAND_HEAD_FILE, save(
-            {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in hand_head.items()}))
+        _write_tensors(folder / HAND_HEAD_FILE, "hand_head", hand_head, hand_head_shapes(metadata))
     arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in tensors.items()}
     write_atomically(folder / WEIGHTS_FILE, save(arrays))
     write_atomically(folder / METADATA_FILE, json.dumps(metadata, indent=2) + "\n")

@@ -99,6 +99,25 @@ class PrivilegedValue:
         return values[:, 0]
 
 
+HAND_SMOOTHING = 0.01
+"""Share of card counting mixed into a hand head's distribution, so that no possible card has probability 0."""
+
+
+def hand_distribution(predicted: np.ndarray, unseen: np.ndarray, smoothing: float = HAND_SMOOTHING) -> np.ndarray:
+    """float64[..., 14]: the rank of one card of a hidden hand as a hand head tells it.
+
+    ``predicted``: the head's counts per rank slot for that hand (`NetworkPolicy.predicted_hidden`), clipped at 0
+    and normalized over the ranks still unseen (``unseen``, the same shape); mixed with card counting (every
+    unseen card equally likely) by ``smoothing``, and card counting alone where the head names no unseen rank.
+    """
+    unseen = np.asarray(unseen, dtype=np.float64)
+    counting = unseen / np.maximum(unseen.sum(axis=-1, keepdims=True), 1.0)
+    model = np.where(unseen > 0, np.maximum(np.asarray(predicted, dtype=np.float64), 0.0), 0.0)
+    totals = model.sum(axis=-1, keepdims=True)
+    model = np.where(totals > 0, model / np.where(totals > 0, totals, 1.0), counting)
+    return (1 - smoothing) * model + smoothing * counting
+
+
 @numba.njit(cache=True, nogil=True)
 def _add_rows_relu(tokens, rows):
     """In place: ``tokens[b, s] = max(tokens[b, s] + rows[b], 0)`` (float32[B, S, W], float32[B, W]), in one pass."""
@@ -302,16 +321,18 @@ class NetworkPolicy(BasePolicy):
         network's own padding ``m``, 0 the observer) and the deck's, from this player's observations."""
         if self.hand_head is None:
             raise ValueError(f"{self.name} has no hand head (train with rouba-train --hand-coef)")
-        obs = np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size)
-        if self._obs_index is not None:
-            obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
+        obs = self._network_observations(np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size))
         assert isinstance(self.network, RankNetwork)  # load_policy sets a hand head on rank networks only
         return self.network.hidden_cards(obs, self.hand_head).reshape(len(obs), -1, NUM_RANK_SLOTS)
 
+    def _network_observations(self, obs: np.ndarray) -> np.ndarray:
+        """float32[B, D]: this table's observations laid out at the network's own padding (zeros for seats it lacks)."""
+        if self._obs_index is None:
+            return obs
+        return np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
+
     def _padded_forward(self, obs: np.ndarray, with_value: bool) -> tuple[np.ndarray, np.ndarray | None]:
-        obs = np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size)
-        if self._obs_index is not None:
-            obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
+        obs = self._network_observations(np.asarray(obs, dtype=np.float32).reshape(-1, self.encoder.size))
         logits, value = forward_in_chunks(self.network, obs, with_value)
         if self._action_index is None:
             return logits, value
@@ -330,8 +351,7 @@ class NetworkPolicy(BasePolicy):
         back as the network's float32 (exact in float64); others as clipped float64.
         """
         obs, legal = self.checked(obs, mask)
-        if self._obs_index is not None:
-            obs = np.where(self._obs_index >= 0, obs[:, self._obs_index], np.float32(0.0))
+        obs = self._network_observations(obs)
         if self._action_index is not None:
             legal = np.where(self._action_index >= 0, legal[:, self._action_index], False)
         logits, _ = forward_in_chunks(self.network, obs, with_value=False)

@@ -18,7 +18,8 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.players.base import BasePolicy
 from rouba_env.encoding.determinization import HiddenCardSampler
 from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, anchored_choice, solve_endgame
-from rouba_env.players.network import NetworkPolicy, load_policy
+from rouba_env.players.move_values import unseen_counts
+from rouba_env.players.network import NetworkPolicy, hand_distribution, load_policy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import GameState, rank_counts
@@ -50,8 +51,6 @@ SEARCH_BELIEFS = ("uniform", "hand")
 """How determinizations are drawn: uniformly over the unseen cards, or kept in proportion to the checkpoint's
 hand head's likelihood of the opponents' hands (`SEARCH_BELIEF_POOL` uniform draws per kept one)."""
 SEARCH_BELIEF_POOL = 4
-SEARCH_BELIEF_SMOOTHING = 0.01
-"""Share of card counting mixed into the hand head's distribution, so that no possible hand weighs 0."""
 SEARCH_VALUES = ("head", "privileged")
 """What scores a leaf (``depth`` > 0): the network's value head, which sees what the seat sees, or the
 checkpoint's privileged critic, which also sees the determinization's hidden cards (every hand, the deck)."""
@@ -202,14 +201,11 @@ class SearchPolicy(BasePolicy):
             return [sampler.sample(rng) for _ in range(self.samples)]
         pool = [sampler.sample(rng) for _ in range(SEARCH_BELIEF_POOL * self.samples)]
         predicted = self.network.predicted_hidden(obs[None, :])[0]
-        view = self.encoder.decode(obs[None, :])
-        unseen = np.maximum(np.array(self.rules.rank_copies) - view.seen[0] - view.hand[0], 0).astype(np.float64)
-        counting = unseen / max(unseen.sum(), 1.0)
+        natural, jokers = unseen_counts(self.encoder.decode(obs[None, :]), self.rules)
+        unseen = np.append(natural[0], jokers[0])
         n, log_weight = self.rules.num_players, np.zeros(len(pool))
         for offset in range(1, n):
-            model = np.where(unseen > 0, np.maximum(predicted[offset], 0.0), 0.0)
-            model = model / model.sum() if model.sum() > 0 else counting
-            likely = (1 - SEARCH_BELIEF_SMOOTHING) * model + SEARCH_BELIEF_SMOOTHING * counting
+            likely = hand_distribution(predicted[offset], unseen)
             counts = np.array([rank_counts(state.hands[(sampler.seat + offset) % n]) for state in pool])
             log_weight += (counts * np.log(np.where(counts > 0, likely, 1.0))).sum(axis=1)
         weight = np.exp(log_weight - log_weight.max())
