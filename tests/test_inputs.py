@@ -192,10 +192,10 @@ def test_checkpoint_metadata_errors_name_the_file(tmp_path, content):
 
     folder = tmp_path / "ckpt"
     folder.mkdir()
-    (folder / "model.safetensors").write_bytes((shipped_dir() / "2p" / "model.safetensors").read_bytes())
+    (folder / "model.safetensors").write_bytes((shipped_dir() / "2p-0.3" / "model.safetensors").read_bytes())
     meta = folder / "metadata.json"
     if content == "huge":
-        data = json.loads((shipped_dir() / "2p" / "metadata.json").read_text())
+        data = json.loads((shipped_dir() / "2p-0.3" / "metadata.json").read_text())
         meta.write_text(json.dumps(data).replace('"obs_size": 100', '"obs_size": ' + "9" * 5000))
     elif content == "device":
         meta.symlink_to("/dev/zero")

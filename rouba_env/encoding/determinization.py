@@ -5,13 +5,22 @@ The searching players (``expert``, ``search``) judge moves on such states.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder
-from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, rank_of
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, distinct_orders, rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState
 
+
+EXACT_WORLDS_LIMIT = 100_000
+"""Most orders of the hidden cards `HiddenCardSampler.worlds` enumerates (``small`` needs at most a few hundred)."""
+
+
+class WorldsOutOfReach(ValueError):
+    """More positions are consistent with an observation than exact enumeration takes."""
 
 
 class DeckByRank:
@@ -124,17 +133,68 @@ class HiddenCardSampler:
 
     def sample(self, rng: np.random.Generator) -> GameState:
         """One determinization: pile contents, opponents' hands and deck order drawn uniformly."""
-        rules, n = self.rules, self.rules.num_players
         hidden = rng.permutation(self.hidden)
         if self.unstolen.size:
-            start = sum(self.hand_sizes[s] for s in self.opponents[: self.opponents.index(self.last_mover)])
-            while (np.isin(hidden[start : start + self.hand_sizes[self.last_mover]], self.unstolen).any()
-                   and rng.random() >= self.passed_steal):
+            while self._holds_an_unstolen_rank(hidden) and rng.random() >= self.passed_steal:
                 hidden = rng.permutation(self.hidden)
-        if self.flipped is not None:
-            where = int(np.flatnonzero(hidden == self.flipped)[0])
-            hidden[[0, where]] = hidden[[where, 0]]
-        ranks = np.concatenate([self.known, rng.permutation(self.buried), hidden])
+        hidden, buried = self._flipped_first(hidden), rng.permutation(self.buried)
+        last_capturer = int(self.nonempty[rng.integers(len(self.nonempty))]) if self.nonempty else NO_SEAT
+        return self._state(hidden, buried, last_capturer)
+
+    def worlds(self, limit: int = EXACT_WORLDS_LIMIT) -> list[tuple[float, GameState]]:
+        """Every position `sample` can draw, with the chance it draws it, for exact work on small decks.
+
+        Positions that no play or score can tell apart are one: the opponents' hands are taken as sets, and
+        the cards buried in piles lie in one order (play sees only a pile's size and top, the score only its
+        size). A uniform shuffle gives each distinct order of the hidden ranks the same chance; the inference
+        from the last move (``passed_steal``) reweighs them as `sample`'s redraws do; the last capturer is
+        each seat with a pile alike. Raises `WorldsOutOfReach` for more than ``limit`` orders.
+        """
+        counts = dict(Counter(self.hidden.tolist()))
+        orders = distinct_orders(counts)
+        if orders > limit:
+            raise WorldsOutOfReach(f"{orders:,} orders of the hidden cards are consistent with this observation, "
+                                   f"more than the {limit:,} that exact enumeration takes")
+        weights: dict[tuple[int, ...], float] = {}
+        for order in rank_orders(counts):
+            hidden = np.array(order, dtype=np.int64)
+            weight = self.passed_steal if self.unstolen.size and self._holds_an_unstolen_rank(hidden) else 1.0
+            key = self._as_sets(self._flipped_first(hidden))
+            weights[key] = weights.get(key, 0.0) + weight
+        total = sum(weights.values())
+        if total <= 0:
+            raise ValueError("passed_steal=0 rules out every world: the last mover held a rank it could steal")
+        capturers = self.nonempty or [NO_SEAT]
+        return [(weight / total / len(capturers), self._state(np.array(key, dtype=np.int64), self.buried, capturer))
+                for key, weight in weights.items() if weight > 0 for capturer in capturers]
+
+    def _holds_an_unstolen_rank(self, hidden: np.ndarray) -> bool:
+        """Whether this shuffle gives the last mover a card of a pile top it could have stolen."""
+        start = sum(self.hand_sizes[s] for s in self.opponents[: self.opponents.index(self.last_mover)])
+        return bool(np.isin(hidden[start : start + self.hand_sizes[self.last_mover]], self.unstolen).any())
+
+    def _flipped_first(self, hidden: np.ndarray) -> np.ndarray:
+        """The shuffle with a card of the public flipped rank first (it opens the current opponent's hand)."""
+        if self.flipped is None:
+            return hidden
+        hidden = hidden.copy()
+        where = int(np.flatnonzero(hidden == self.flipped)[0])
+        hidden[[0, where]] = hidden[[where, 0]]
+        return hidden
+
+    def _as_sets(self, hidden: np.ndarray) -> tuple[int, ...]:
+        """The shuffle with each opponent's hand sorted (a hand is a set of cards), the deck left in order."""
+        ranks, position = hidden.tolist(), 0
+        for s in self.opponents:
+            size = self.hand_sizes[s]
+            ranks[position : position + size] = sorted(ranks[position : position + size])
+            position += size
+        return tuple(ranks)
+
+    def _state(self, hidden: np.ndarray, buried: np.ndarray, last_capturer: int) -> GameState:
+        """The full position whose hidden cards (opponents' hands, then the deck) and pile contents are these."""
+        rules, n = self.rules, self.rules.num_players
+        ranks = np.concatenate([self.known, buried, hidden])
         codes = self.deck.cards_for(ranks)
         position = 0
 
@@ -153,7 +213,6 @@ class HiddenCardSampler:
         for s in self.opponents:
             hands[s] = cut(self.hand_sizes[s])
         deck = cut(self.deck_size)
-        last_capturer = int(self.nonempty[rng.integers(len(self.nonempty))]) if self.nonempty else NO_SEAT
         return GameState(config=rules, hands=hands, table=table, piles=piles, pile_tops=list(self.pile_tops),
                          deck=deck, current=self.current, last_capturer=last_capturer,
                          passed=[list(row) for row in self.passed], played=[list(row) for row in self.played])

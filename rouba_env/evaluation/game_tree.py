@@ -14,7 +14,6 @@ which is what lets `rouba_env.evaluation.exploitability` resolve best responses 
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
@@ -24,7 +23,7 @@ import numpy as np
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.rules import engine, scoring
-from rouba_env.rules.cards import rank_of
+from rouba_env.rules.cards import distinct_orders, rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig
 
 MAX_DEALS = 100_000
@@ -32,35 +31,6 @@ MAX_DEALS = 100_000
 MAX_HISTORIES = 5_000_000
 """Nodes a tree may hold before building stops (a clear error, not an exhausted memory)."""
 NO_INFOSET = -1
-
-
-def distinct_orders(counts: dict[int, int]) -> int:
-    """How many distinct sequences the multiset ``{rank: copies}`` has (a multinomial coefficient)."""
-    total = math.factorial(sum(counts.values()))
-    for copies in counts.values():
-        total //= math.factorial(copies)
-    return total
-
-
-def rank_orders(counts: dict[int, int]):
-    """Every distinct sequence of the multiset ``{rank: copies}``, in lexicographic order."""
-    remaining = dict(sorted(counts.items()))
-    size = sum(remaining.values())
-    sequence: list[int] = []
-
-    def extend():
-        if len(sequence) == size:
-            yield tuple(sequence)
-            return
-        for rank, left in remaining.items():
-            if left:
-                remaining[rank] -= 1
-                sequence.append(rank)
-                yield from extend()
-                sequence.pop()
-                remaining[rank] += 1
-
-    yield from extend()
 
 
 def check_solvable(rules: RulesConfig, max_deals: int = MAX_DEALS) -> int:

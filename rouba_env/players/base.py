@@ -42,6 +42,11 @@ choice has a distribution known in closed form (random, greedy, heuristic, netwo
 for players without it the distribution is estimated from their moves."""
 
 
+class ProbabilitiesOutOfReach(ValueError):
+    """A player's ``action_probabilities`` cannot be computed exactly here (too much to enumerate, as
+    ``expert``'s on the standard deck): estimate the distribution from its moves instead."""
+
+
 class BasePolicy:
     """Convenience base: implement `act_batch` (or `act`) and get the other one.
 

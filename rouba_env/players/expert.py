@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -10,8 +11,8 @@ from rouba_env.batched.game import VectorGame
 from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder, ObservationView
-from rouba_env.players.base import BasePolicy
-from rouba_env.encoding.determinization import HiddenCardSampler, determinize
+from rouba_env.players.base import PROBABILITIES_METHOD, BasePolicy, ProbabilitiesOutOfReach
+from rouba_env.encoding.determinization import HiddenCardSampler, WorldsOutOfReach, determinize
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
@@ -35,6 +36,9 @@ EXPERT_MARGIN_WEIGHT = 0.5
 """Weight of the final margin (over the total cards) next to the outcome (+1 win, 0 tie, -1 loss)."""
 PRIOR_WEIGHT = 1e-6
 """The anchor player's value (heuristic value or network logit) only breaks ties between equal search results."""
+TIE_TOLERANCE = 1e-9
+"""A mean advantage within this of ``z`` standard errors is a tie, which keeps the anchor: with few samples
+of a small deck's few outcomes exact ties are common, and rounding must not decide them."""
 EXPERT_MAX_SCALE = 4
 """Late in a game rollouts are short: up to this many times ``samples`` determinizations."""
 ROLLOUT_FIXED_COST = 24
@@ -49,6 +53,10 @@ ROLLOUT_PLAYERS = {"greedy": GreedyPolicy, "heuristic": HeuristicPolicy}
 """Scripted players the rollouts can use for every seat."""
 ROLLOUT_POLICY = "policy"
 """``rollout=policy``: the rollouts play the ``policy`` network (a network forward pass per ply: much slower)."""
+EXACT_ROLLOUT_POSITIONS = 1_000_000
+"""Most positions `ExpertPolicy.action_probabilities` walks to follow the rollout player's lines exactly."""
+EXACT_SPLITS = 2_000_000
+"""Most ways of splitting a decision's samples among kinds of sample that exact probabilities sum over."""
 EXPERT_DEFAULT_ROLLOUT = "heuristic"
 """Rollouts with greedy play misjudge positions too much to beat the heuristic."""
 
@@ -116,10 +124,19 @@ def solve_endgame(rules: RulesConfig, encoder: ObservationEncoder, actions: Acti
     (only the last capturer is guessed; it matters with the leftovers rule).
     None as well when ``node_limit`` is 0 or the search would exceed it.
     """
-    view = encoder.decode(obs)
-    if rules.num_players != 2 or rules.draw_from_deck or view.deck_size[0] != 0 or node_limit <= 0:
+    if not endgame_is_open(rules, encoder.decode(obs), node_limit):
         return None
-    state = determinize(rules, obs, rng, encoder)
+    return endgame_values(determinize(rules, obs, rng, encoder), actions, legal, margin_weight, node_limit)
+
+
+def endgame_is_open(rules: RulesConfig, view: ObservationView, node_limit: int) -> bool:
+    """Whether `solve_endgame` searches this position: two players, no deck left, a search budget."""
+    return not (rules.num_players != 2 or rules.draw_from_deck or view.deck_size[0] != 0 or node_limit <= 0)
+
+
+def endgame_values(state: GameState, actions: ActionEncoding, legal: np.ndarray, margin_weight: float,
+                   node_limit: int) -> np.ndarray | None:
+    """`solve_endgame` on one full position: each legal action's exact value, or None past ``node_limit``."""
     solved = solve_two_player(state, state.current, margin_weight, node_limit)
     if solved is None:
         return None
@@ -131,17 +148,27 @@ def anchored_choice(candidates: np.ndarray, values: np.ndarray, prior: np.ndarra
     """The searches' decision: the anchor (``candidates[0]``) unless another candidate beats it.
 
     ``values[s, m]`` is candidate ``m``'s value on sample ``s`` (common samples for every candidate). A
-    candidate replaces the anchor only if its mean paired advantage exceeds ``z`` standard errors; among
-    such candidates the best mean wins, ``prior_weight`` x ``prior`` breaking exact ties.
+    candidate replaces the anchor only if its mean paired advantage exceeds ``z`` standard errors (by more
+    than rounding: an exact tie keeps the anchor); among such candidates the best mean wins,
+    ``prior_weight`` x ``prior`` breaking exact ties.
     """
     difference = values - values[:, :1]
     mean = difference.mean(axis=0)
     stderr = difference.std(axis=0, ddof=1) / np.sqrt(values.shape[0]) if values.shape[0] > 1 else 0.0
-    beats_anchor = mean > z * stderr
-    if not beats_anchor.any():
-        return int(candidates[0])
+    return int(candidates[anchored_columns(mean[None, :], np.broadcast_to(stderr, mean.shape)[None, :], prior, z,
+                                           prior_weight)[0]])
+
+
+def anchored_columns(mean: np.ndarray, stderr: np.ndarray, prior: np.ndarray, z: float,
+                     prior_weight: float) -> np.ndarray:
+    """int64[N]: `anchored_choice`'s column for each of N sample sets, from their paired advantages' moments.
+
+    ``mean[n, m]`` and ``stderr[n, m]`` are candidate ``m``'s mean advantage over the anchor (column 0) and
+    its standard error in sample set ``n``.
+    """
+    beats_anchor = mean > z * stderr + TIE_TOLERANCE
     score = np.where(beats_anchor, mean, -np.inf) + prior_weight * prior
-    return int(candidates[np.argmax(score)])
+    return np.where(beats_anchor.any(axis=1), np.argmax(score, axis=1), 0)
 
 
 class ExpertPolicy(BasePolicy):
@@ -291,9 +318,134 @@ class ExpertPolicy(BasePolicy):
         exact = self.solve_endgame(obs, legal, rng)
         if exact is not None:
             return int(legal[np.argmax(exact + PRIOR_WEIGHT * prior)])
-        # Candidates: the anchor player's best `max_moves` moves, best first (so the anchor is column 0).
-        order = np.argsort(-prior, kind="stable")[: self.max_moves]
-        candidates, prior = legal[order], prior[order]
+        candidates, prior = self.candidates(legal, prior)
         if candidates.size == 1:
             return int(candidates[0])
         return anchored_choice(candidates, self.sample_values(obs, candidates, rng), prior, self.z, PRIOR_WEIGHT)
+
+    def candidates(self, legal: np.ndarray, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(candidates, their prior): the anchor player's best `max_moves` moves, best first (the anchor first)."""
+        order = np.argsort(-prior, kind="stable")[: self.max_moves]
+        return legal[order], prior[order]
+
+    def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """float64[B, A]: the chance `act` plays each action, computed exactly; for small decks only.
+
+        Sums over everything `act` draws at random: every position consistent with the observation
+        (`HiddenCardSampler.worlds`), every line the rollout player can play from each candidate, and
+        every way the decision's samples can fall among the kinds of sample these give (a multinomial),
+        each decided by `anchored_choice`'s rule. Raises `ProbabilitiesOutOfReach` when one of these is too
+        large to enumerate (the standard deck): estimate the distribution from moves instead.
+        """
+        obs, legal = self.checked(obs, mask)
+        out = np.zeros(legal.shape, dtype=np.float64)
+        for row in range(obs.shape[0]):
+            for action, chance in self._choice_distribution(obs[row], np.flatnonzero(legal[row])).items():
+                out[row, action] += chance
+        return out
+
+    def _choice_distribution(self, obs: np.ndarray, legal: np.ndarray) -> dict[int, float]:
+        """{action: chance `act` plays it} for one observation (see `action_probabilities`)."""
+        if legal.size == 1:
+            return {int(legal[0]): 1.0}
+        prior = self.prior.action_values(obs[None, :])[0, legal]
+        sampled: dict[int, float] = {}
+        if endgame_is_open(self.rules, self.encoder.decode(obs), self.endgame_nodes):
+            # act determinizes once (only the last capturer is unknown) and searches that position exactly.
+            chances: dict[int, float] = {}
+            for chance, world in self._worlds(obs):
+                values = endgame_values(world, self.actions, legal, self.margin_weight, self.endgame_nodes)
+                if values is None:  # the search ran out of budget: act falls back to sampling
+                    sampled = sampled or self._sampled_distribution(obs, legal, prior)
+                    for action, share in sampled.items():
+                        chances[action] = chances.get(action, 0.0) + chance * share
+                else:
+                    action = int(legal[np.argmax(values + PRIOR_WEIGHT * prior)])
+                    chances[action] = chances.get(action, 0.0) + chance
+            return chances
+        return self._sampled_distribution(obs, legal, prior)
+
+    def _sampled_distribution(self, obs: np.ndarray, legal: np.ndarray, prior: np.ndarray) -> dict[int, float]:
+        """{action: chance} of `act`'s sampled search: `sample_count` independent samples of (position,
+        rollout lines), decided by `anchored_choice`."""
+        candidates, prior = self.candidates(legal, prior)
+        if candidates.size == 1:
+            return {int(candidates[0]): 1.0}
+        seat = int(self.encoder.decode(obs).seat[0])
+        moves = [self.actions.decode(int(action)) for action in candidates]
+        kinds: dict[tuple[float, ...], float] = {}
+        for chance, world in self._worlds(obs):
+            # The candidates' rollouts are independent games: every combination of their lines is a kind.
+            joint: dict[tuple[float, ...], float] = {(): chance}
+            for move in moves:
+                lines = self._rollout_values(engine.apply_move(world, move), seat)
+                joint = {(*values, value): share * line for values, share in joint.items()
+                         for value, line in lines.items()}
+            for values, share in joint.items():
+                # The decision reads only the advantages over the anchor: samples equal in those are one kind.
+                advantages = tuple(value - values[0] for value in values)
+                kinds[advantages] = kinds.get(advantages, 0.0) + share
+        samples = self.sample_count(self.encoder.decode(obs))
+        difference = np.array(list(kinds), dtype=np.float64)
+        counts = compositions(samples, len(kinds))
+        log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, samples + 1)))])
+        log_chance = (log_factorial[samples] - log_factorial[counts].sum(axis=1)
+                      + counts @ np.log(np.fromiter(kinds.values(), dtype=np.float64)))
+        mean = counts @ difference / samples
+        if samples > 1:
+            spread = np.maximum(counts @ difference**2 - samples * mean**2, 0.0)
+            stderr = np.sqrt(spread / (samples - 1) / samples)
+        else:
+            stderr = np.zeros_like(mean)
+        columns = anchored_columns(mean, stderr, prior, self.z, PRIOR_WEIGHT)
+        chances = np.bincount(columns, weights=np.exp(log_chance), minlength=candidates.size)
+        return {int(candidates[column]): float(chance) for column, chance in enumerate(chances) if chance > 0}
+
+    def _worlds(self, obs: np.ndarray) -> list[tuple[float, GameState]]:
+        try:
+            return HiddenCardSampler(self.rules, obs, self.encoder).worlds()
+        except WorldsOutOfReach as error:
+            raise ProbabilitiesOutOfReach(f"expert: {error}") from None
+
+    def _rollout_values(self, state: GameState, seat: int) -> dict[float, float]:
+        """{`seat_value` for ``seat``: chance} of the rollout player's play from ``state`` to the end."""
+        probabilities_of = getattr(self.rollout_policy, PROBABILITIES_METHOD, None)
+        if probabilities_of is None:
+            raise ProbabilitiesOutOfReach(f"expert: the rollout player {self.rollout_policy.name} has no "
+                                          f"action_probabilities")
+        lines: dict[float, float] = {}
+        stack = [(state, 1.0)]
+        visited = 0
+        while stack:
+            position, chance = stack.pop()
+            visited += 1
+            if visited > EXACT_ROLLOUT_POSITIONS:
+                raise ProbabilitiesOutOfReach(f"expert: the rollouts reach more than {EXACT_ROLLOUT_POSITIONS:,} "
+                                              f"positions, more than exact enumeration takes")
+            if engine.is_terminal(position):
+                value = seat_value(scores(position), seat, self.margin_weight, self.rules.total_cards)
+                lines[value] = lines.get(value, 0.0) + chance
+                continue
+            obs = self.rollout_policy.encoder.encode(position, position.current)
+            mask = self._rollout_actions.mask(position)
+            probabilities = probabilities_of(obs[None, :], mask[None, :])[0]
+            for action in np.flatnonzero(probabilities):
+                child = engine.apply_move(position, self._rollout_actions.decode(int(action)))
+                stack.append((child, chance * float(probabilities[action])))
+        return lines
+
+
+def compositions(total: int, parts: int) -> np.ndarray:
+    """int64[N, parts]: every way to split ``total`` samples among ``parts`` kinds (N = C(total+parts-1, parts-1)).
+
+    Raises `ProbabilitiesOutOfReach` past `EXACT_SPLITS`.
+    """
+    count = math.comb(total + parts - 1, parts - 1)
+    if count > EXACT_SPLITS:
+        raise ProbabilitiesOutOfReach(f"expert: {count:,} ways to split {total} samples among {parts} kinds of "
+                                      f"sample, more than the {EXACT_SPLITS:,} that exact enumeration takes")
+    if parts == 1:
+        return np.full((1, 1), total, dtype=np.int64)
+    rows = [np.concatenate([np.full((len(rest), 1), first), rest], axis=1)
+            for first in range(total, -1, -1) for rest in [compositions(total - first, parts - 1)]]
+    return np.concatenate(rows)

@@ -7,6 +7,8 @@ rules; suits exist so that a game can be rendered as a real deck.
 
 from __future__ import annotations
 
+import math
+
 NUM_RANKS = 13
 """Ace, 2..10, jack, queen, king."""
 NUM_SUITS = 4
@@ -59,3 +61,32 @@ def make_deck(decks: int, jokers: bool, ranks: int = NUM_RANKS, suits: int = NUM
     """
     one_deck = [rank * NUM_SUITS + suit for rank in range(ranks) for suit in range(suits)]
     return (one_deck + ([JOKER] * JOKERS_PER_DECK if jokers else [])) * decks
+
+
+def distinct_orders(counts: dict[int, int]) -> int:
+    """How many distinct sequences the multiset ``{rank: copies}`` has (a multinomial coefficient)."""
+    total = math.factorial(sum(counts.values()))
+    for copies in counts.values():
+        total //= math.factorial(copies)
+    return total
+
+
+def rank_orders(counts: dict[int, int]):
+    """Every distinct sequence of the multiset ``{rank: copies}``, in lexicographic order."""
+    remaining = dict(sorted(counts.items()))
+    size = sum(remaining.values())
+    sequence: list[int] = []
+
+    def extend():
+        if len(sequence) == size:
+            yield tuple(sequence)
+            return
+        for rank, left in remaining.items():
+            if left:
+                remaining[rank] -= 1
+                sequence.append(rank)
+                yield from extend()
+                sequence.pop()
+                remaining[rank] += 1
+
+    yield from extend()

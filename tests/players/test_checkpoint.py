@@ -210,7 +210,7 @@ def test_a_version_1_checkpoint_reads_its_prefix_of_todays_observation():
     from rouba_env.batched.game import VectorGame
     from rouba_env.encoding.observation import OBSERVATION_VERSION, observation_layout
 
-    policy = load_policy("2p")  # trained on observation version 1
+    policy = load_policy("2p-0.3")  # trained on observation version 1
     assert policy.network_version == 1 < OBSERVATION_VERSION
     game = VectorGame(policy.rules, 256, seed=5)
     game.reset()
@@ -266,7 +266,8 @@ def test_a_privileged_value_ships_beside_the_actor_and_is_checked_like_it(tmp_pa
     inputs = np.concatenate([obs, hidden], axis=1)
     expected = np.maximum(inputs @ critic["0.weight"].T + critic["0.bias"], 0) @ critic["2.weight"].T + critic["2.bias"]
     assert np.allclose(policy.privileged_value.forward(obs, hidden), expected[:, 0], atol=1e-4)
-    assert load_policy("2p").privileged_value is None, "checkpoints without one load as before"
+    assert load_policy("2p-0.3").privileged_value is None, "checkpoints without one load as before"
+    assert load_policy("2p").privileged_value is not None, "the shipped 2p carries its critic for the search"
     with pytest.raises(ValueError, match="privileged_value tensors must have the shapes"):
         write_checkpoint(tmp_path / "bad", random_tensors(rules, 2, (8,)), rules, 2, (8,),
                          privileged_value={**critic, "2.bias": np.zeros(3, np.float32)})

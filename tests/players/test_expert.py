@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.encoding.determinization import HiddenCardSampler, determinize
+from rouba_env.players.base import ProbabilitiesOutOfReach
 from rouba_env.players.expert import ExpertPolicy, seat_value, solve_two_player
 from rouba_env.players.registry import make_policy
 from rouba_env.players.scripted import GreedyPolicy
@@ -243,3 +244,96 @@ def test_expert_searches_only_the_best_moves_with_many_jokers():
         assert action in legal[np.argsort(-prior, kind="stable")[:3]], "only the heuristic's 3 best are searched"
         state = engine.apply_move(state, ActionEncoding(config).decode(action))
         chosen += 1
+
+
+# --- exact probabilities on small decks ---------------------------------------
+
+
+def world_key(state):
+    """A position as play and score see it: hands as sets of ranks, the deck in order, pile sizes and tops."""
+    return (tuple(tuple(sorted(rank_of(card) for card in hand)) for hand in state.hands),
+            tuple(rank_of(card) for card in state.deck), tuple(map(len, state.piles)), tuple(state.pile_tops),
+            state.last_capturer)
+
+
+def observed_position(config, observer_offset, seeds, wanted):
+    """(observation, sampler kwargs) of the first random position whose sampler passes ``wanted``."""
+    for seed in seeds:
+        state = random_position(config, np.random.default_rng(seed), 3)
+        if engine.is_terminal(state):
+            continue
+        obs = ObservationEncoder(config).encode(state, (state.current + observer_offset) % config.num_players)
+        if wanted(HiddenCardSampler(config, obs, passed_steal=0.3)):
+            return obs
+    raise AssertionError("no such position")
+
+
+@pytest.mark.parametrize("case", ["plain", "passed_steal", "flipped"])
+def test_worlds_are_what_sample_draws_and_as_often(case):
+    """Each world's chance is the frequency `sample` draws it with (suits and buried cards aside)."""
+    config = preset("small")
+    if case == "flipped":
+        config = RulesConfig(**{**config.to_dict(), "draw_from_deck": True, "num_players": 3, "hand_size": 1})
+    offset = 1 if case == "flipped" else 0
+    wanted = {"plain": lambda s: True, "passed_steal": lambda s: s.unstolen.size > 0,
+              "flipped": lambda s: s.flipped is not None}[case]
+    obs = observed_position(config, offset, range(40), wanted)
+    sampler = HiddenCardSampler(config, obs, passed_steal=0.3 if case == "passed_steal" else 1.0)
+    chances = Counter()
+    for chance, world in sampler.worlds():
+        chances[world_key(world)] += chance
+    assert sum(chances.values()) == pytest.approx(1.0) and len(chances) > 1
+    draws = 6000
+    rng = np.random.default_rng(2)
+    drawn = Counter(world_key(sampler.sample(rng)) for _ in range(draws))
+    assert set(drawn) <= set(chances), "sample draws only listed worlds"
+    for key, chance in chances.items():
+        assert abs(drawn[key] / draws - chance) <= 5 * np.sqrt(chance * (1 - chance) / draws), (key, chance)
+
+
+def test_worlds_refuse_what_is_too_big_to_enumerate():
+    from rouba_env.encoding.determinization import WorldsOutOfReach
+
+    config = RulesConfig()
+    obs, _ = observe(engine.new_game(config, np.random.default_rng(0)))
+    with pytest.raises(WorldsOutOfReach, match="orders of the hidden cards .* more than the 100,000"):
+        HiddenCardSampler(config, obs).worlds()
+    with pytest.raises(ProbabilitiesOutOfReach, match="expert: .* more than the 100,000"):
+        ExpertPolicy(config).action_probabilities(obs[None, :], ActionEncoding(config).mask(
+            engine.new_game(config, np.random.default_rng(0)))[None, :])
+
+
+@pytest.mark.parametrize("spec", ["expert", "expert:samples=3,z=0.5", "expert:samples=2,rollout=greedy"])
+def test_expert_probabilities_are_how_often_it_plays_each_move(spec):
+    """On mini, exact probabilities against the frequencies of `act` at every set where the expert samples."""
+    from rouba_env.evaluation.game_tree import GameTree
+
+    rules = preset("mini")
+    tree = GameTree(rules)
+    expert = make_policy(spec, rules)
+    exact = expert.action_probabilities(tree.observations, tree.masks)
+    np.testing.assert_allclose(exact.sum(axis=1), 1.0)
+    assert not exact[~tree.masks.astype(bool)].any()
+    rng = np.random.default_rng(7)
+    mixed = 0
+    for infoset in range(tree.num_infosets):
+        obs, mask = tree.observations[infoset], tree.masks[infoset]
+        chances = exact[infoset]
+        if chances.max() > 1 - 1e-9:
+            assert expert.act(obs, mask, rng) == int(np.argmax(chances)), "a sure move is always played"
+            continue
+        mixed += 1
+        plays = 600
+        frequency = np.bincount([expert.act(obs, mask, rng) for _ in range(plays)], minlength=chances.size) / plays
+        assert np.all(np.abs(frequency - chances) <= 5 * np.sqrt(chances * (1 - chances) / plays) + 1e-9), infoset
+    assert mixed >= 1, "some information set where the expert's move is a gamble"
+
+
+def test_compositions_are_every_split_once():
+    from rouba_env.players.expert import EXACT_SPLITS, compositions
+
+    splits = compositions(5, 3)
+    assert len(splits) == 21 and len({tuple(row) for row in splits}) == 21 and (splits.sum(axis=1) == 5).all()
+    assert (splits >= 0).all() and compositions(4, 1).tolist() == [[4]]
+    with pytest.raises(ProbabilitiesOutOfReach, match=f"more than the {EXACT_SPLITS:,}"):
+        compositions(200, 8)

@@ -40,10 +40,15 @@ def test_search_steals_the_winning_pile_when_the_game_ends_within_its_horizon():
     assert search.act(obs, mask, np.random.default_rng(0)) == action_of(config, RANKS["7"], NEXT)
 
 
-@pytest.mark.parametrize("depth", [0, 1, 3])
-def test_batched_leaf_values_equal_one_candidate_at_a_time(depth):
+# (depth, checkpoint, leaf value): the value head on 0.3.0's 2p, the privileged critic on today's.
+LEAF_SETTINGS = [(0, "2p", "head"), (1, "2p-0.3", "head"), (3, "2p-0.3", "head"), (1, "2p", "privileged"),
+                 (2, "2p", "privileged")]
+
+
+@pytest.mark.parametrize("depth, checkpoint, value", LEAF_SETTINGS)
+def test_batched_leaf_values_equal_one_candidate_at_a_time(depth, checkpoint, value):
     config = RulesConfig()
-    search = SearchPolicy(config, samples=5, depth=depth)
+    search = SearchPolicy(config, policy=checkpoint, samples=5, depth=depth, value=value)
     rng = np.random.default_rng(4)
     checked = 0
     for turns in range(0, 30, 3):
@@ -58,32 +63,36 @@ def test_batched_leaf_values_equal_one_candidate_at_a_time(depth):
     assert checked >= 3
 
 
-@pytest.mark.parametrize("depth", [1, 0])
-def test_a_line_is_the_network_playing_on_to_its_leaf(depth):
+@pytest.mark.parametrize("depth, checkpoint, value", [(1, "2p-0.3", "head"), (1, "2p", "privileged"), (0, "2p", "head")])
+def test_a_line_is_the_network_playing_on_to_its_leaf(depth, checkpoint, value):
     """One determinization replayed by hand on the reference engine: depth 1 stops at the searcher's next turn
-    (scored by the value head), depth 0 plays to the end (scored by the final margin reward)."""
+    (scored by the value head, or by the privileged critic, which also reads the determinization's hidden
+    cards), depth 0 plays to the end (scored by the final margin reward)."""
     config = RulesConfig()
-    search = SearchPolicy(config, samples=1, depth=depth)
+    search = SearchPolicy(config, policy=checkpoint, samples=1, depth=depth, value=value)
     state = random_position(config, np.random.default_rng(3), 2)
     obs, mask = observe(state)
     move = int(np.flatnonzero(mask)[0])
-    value = search.move_values(obs, np.array([move]), np.random.default_rng(5))[0, 0]
+    searched = search.move_values(obs, np.array([move]), np.random.default_rng(5))[0, 0]
     sample = HiddenCardSampler(config, obs).sample(np.random.default_rng(5))
     actions = ActionEncoding(config)
     sample = engine.apply_move(sample, actions.decode(move))
-    network = load_policy("2p", config)
+    network = load_policy(checkpoint, config)
     while not engine.is_terminal(sample) and not (depth == 1 and sample.current == state.current):
         sample = engine.apply_move(sample, actions.decode(network.act(*observe(sample), None)))
-    if depth == 1:
+    if depth == 1 and value == "privileged":
+        hidden = network.encoder.hidden(sample, sample.current)[None]
+        expected = float(network.privileged_value.forward(observe(sample)[0][None], hidden)[0])
+    elif depth == 1:
         expected = float(network.forward(observe(sample)[0][None])[1][0])
     else:
         expected = scoring.margin_rewards(scoring.scores(sample), config.total_cards)[state.current]
-    assert value == pytest.approx(expected, abs=1e-5)
+    assert searched == pytest.approx(expected, abs=1e-5)
 
 
 def test_search_spec_options_are_checked():
     config = RulesConfig()
-    search = make_policy("search:samples=3,depth=2,max_moves=4,z=0.5,policy=checkpoint:2p", config)
+    search = make_policy("search:samples=3,depth=2,max_moves=4,z=0.5,policy=checkpoint:2p,value=privileged", config)
     assert (search.samples, search.depth, search.max_moves, search.z) == (3, 2, 4, 0.5)
     assert make_policy("search", config).policy == "2p"
     assert isinstance(make_policy("search:opponent=heuristic", config)._opponent_model, HeuristicPolicy)
@@ -95,6 +104,8 @@ def test_search_spec_options_are_checked():
             make_policy(spec, config)
     with pytest.raises(FileNotFoundError, match="no checkpoint"):
         make_policy("search:policy=no-such-net", config)
+    with pytest.raises(ValueError, match="took the head's place: use value=privileged"):
+        make_policy("search:depth=1", config)
     with pytest.raises(ValueError, match="trained with other rules"):
         make_policy("search", preset("jokers"))
 

@@ -1,6 +1,7 @@
 """End-to-end training runs: tiny, but every part of the loop runs, including kills, interrupts and bad files."""
 
 import csv
+import dataclasses
 import errno
 import json
 import os
@@ -350,7 +351,7 @@ def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_al
         make_policy(f"search:policy={tmp_path / 'policy'},value=privileged", preset("standard"))
     with pytest.raises(ValueError, match="trained with a privileged critic, which took the head's place"):
         make_policy(f"search:policy={tmp_path / 'policy'},depth=1", preset("standard"))
-    assert not policy.value_head_trained and make_policy("checkpoint:2p", preset("standard")).value_head_trained
+    assert not policy.value_head_trained and make_policy("checkpoint:2p-0.3", preset("standard")).value_head_trained
     resumed = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=900)), resume=True)
     assert resumed["learner_steps"] >= 900
     with pytest.raises(ValueError, match="critic"):
@@ -409,6 +410,16 @@ def test_a_shipped_config_is_named_without_a_path(tmp_path, monkeypatch):
     assert config.architecture == load_toml(ROOT / "training" / "configs" / "rank_2p.toml").get("architecture")
     with pytest.raises(ValueError, match="does not exist .shipped configs: rank_2p"):
         config_from_args(["--config", "rank_3p"])
+
+
+def test_the_shipped_2p_config_is_the_shipped_2p_checkpoints_recipe():
+    """``--config rank_2p`` trains what ``checkpoint:2p`` was trained with, up to where and how it ran."""
+    config, _ = config_from_args(["--config", "rank_2p"])
+    shipped = json.loads((ROOT / "checkpoints" / "2p" / "metadata.json").read_text())["train_config"]
+    how_it_ran = {"run_dir", "torch_threads", "progress"}
+    settings = json.loads(json.dumps(dataclasses.asdict(config)))
+    assert {k: v for k, v in settings.items() if k not in how_it_ran} == \
+        {k: v for k, v in shipped.items() if k not in how_it_ran}
 
 
 @pytest.mark.parametrize("path,message", [("/dev/zero", "larger than"), ("/tmp", "cannot be read")])
