@@ -26,13 +26,15 @@ def test_bench_baseline_compares_this_tree_with_a_commit(tmp_path):
     assert "ratio" in result.stdout and out.is_file()
 
 
-def test_value_ranking_scores_each_estimator(tmp_path):
+@pytest.mark.parametrize("policy, leaf_value", [("2p-0.3", "value head"), ("2p", "privileged value")])
+def test_value_ranking_scores_each_estimator(tmp_path, policy, leaf_value):
+    """A shared critic's checkpoint is ranked by its value head, a privileged critic's by that critic."""
     out = tmp_path / "ranking.json"
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "value_ranking.py"), "--policy", "2p",
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "value_ranking.py"), "--policy", policy,
                              "--positions", "2", "--samples", "4", "--truth-samples", "8", "--json", str(out)],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "play-outs to the end" in result.stdout and "value head" in result.stdout and out.is_file()
+    assert "play-outs to the end" in result.stdout and leaf_value in result.stdout and out.is_file()
 
 
 def test_hand_model_loss_compares_with_card_counting(tmp_path):
@@ -47,7 +49,7 @@ def test_hand_model_loss_compares_with_card_counting(tmp_path):
 def test_exploitability_timing_times_each_command(tmp_path):
     out = tmp_path / "timing.json"
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "exploitability_timing.py"), "--rules", "mini",
-                             "--expert-samples", "2", "--json", str(out)], capture_output=True, text=True,
+                             "--json", str(out)], capture_output=True, text=True,
                             timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(json.loads(out.read_text())["rows"]) == 4
