@@ -28,7 +28,7 @@ def format_value(value) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rouba_training.config import build_config, parse_request  # no torch: --help reads without it
+    from rouba_training.command_line import build_config, parse_request  # no torch: --help reads without it
 
     if {"-h", "--help"} & set(sys.argv[1:] if argv is None else argv):
         parse_request(argv)  # prints the settings and exits

@@ -1,22 +1,18 @@
-"""Training configuration: one dataclass, read from the command line and from TOML.
+"""Training configuration: one dataclass and its limits, checked when it is made, whatever the values' source.
 
-Every field carries its help text (`setting`), which ``--help`` shows. Where a setting comes from, lowest first: the
-defaults, the saved settings of the run being resumed (``--resume``), a TOML
-file (``--config run.toml``, unknown keys are an error), the command line.
+Every field carries its help text (`setting`), which ``rouba-train --help`` shows; the command line and
+settings files are read by `rouba_training.command_line`.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import tomllib
 import typing
 from dataclasses import dataclass
-from pathlib import Path
 
 from rouba_env.checks import is_int, shown
-from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, network_fits
-from rouba_env.players.registry import known_players, make_policy
+from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, CheckpointTableMismatch, network_fits
+from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import REWARD_MODES, TRAINING_REWARD
 
@@ -187,18 +183,6 @@ class TrainConfig:
                 check_spec(field_name, spec)
         if self.best_response:
             self._set_up_best_response()
-        positive = ("total_steps", "best_response_steps", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
-                    "snapshot_interval", "pool_size", "checkpoint_interval")
-        non_negative = ("max_players", "eval_interval", "eval_games", "final_eval_games", "torch_threads",
-                        "checkpoint_minutes", "learning_rate", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm")
-        for name in non_negative:
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)}")
-        if any(size <= 0 for size in self.hidden_sizes) or not self.hidden_sizes:
-            raise ValueError(f"hidden_sizes must be positive widths, got {list(self.hidden_sizes)}")
-        for name in positive:
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if not self.num_players or any(not 2 <= n <= 8 for n in self.num_players):
             raise ValueError(f"num_players must list table sizes in 2..8, got {self.num_players}")
         if self.max_players and self.max_players < max(self.num_players):
@@ -219,8 +203,6 @@ class TrainConfig:
             raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, got {self.reward!r}")
         if not 0 <= self.gae_lambda <= 1 or not 0 < self.gamma <= 1:
             raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
-        if self.rollout_workers <= 0:
-            raise ValueError(f"rollout_workers must be positive, got {self.rollout_workers}")
         if self.ray_address:
             self.ray = True
         if self.ray and self.rollout_workers > self.num_envs:
@@ -267,9 +249,9 @@ def check_spec(field_name: str, spec: str) -> None:
     """ValueError naming the field unless ``spec`` makes a player (a checkpoint is looked for on disk)."""
     try:
         make_policy(spec, make_rules("standard"))
+    except CheckpointTableMismatch:
+        return  # the spec is sound; whether it fits the run's rules is checked when the run starts
     except ValueError as error:
-        if "trained with other rules" in str(error) or "plays at most" in str(error):
-            return  # the spec is sound; whether it fits the run's rules is checked when the run starts
         raise ValueError(f"{field_name}: {error}") from None
     except OSError as error:
         raise ValueError(f"{field_name}: {error}") from None
@@ -316,157 +298,3 @@ def _checked_item(name: str, value, kind: type):
 def field_docs() -> dict[str, str]:
     """Each field's help text (from `setting`)."""
     return {field.name: field.metadata[HELP] for field in dataclasses.fields(TrainConfig)}
-
-
-def _field_kind(field: dataclasses.Field):
-    hint = typing.get_type_hints(TrainConfig)[field.name]
-    if typing.get_origin(hint) is tuple:
-        return "tuple", typing.get_args(hint)[0]
-    return "scalar", hint
-
-
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Every `TrainConfig` field as a flag (booleans as ``--x/--no-x``), with its docstring and default."""
-    parser = argparse.ArgumentParser(
-        prog="rouba-train",
-        description="Train a rouba-monte policy by PPO self-play on the batched engine. Settings come from the "
-                    "defaults, then the resumed run's saved settings (--resume), then --config, then the flags.",
-    )
-    parser.add_argument("--config", metavar="TOML",
-                        help=f"TOML file setting any of the fields below, or a shipped config's name "
-                             f"({', '.join(shipped_configs())}: the shipped policies' settings)")
-    parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=False,
-                        help="carry on from the last checkpoint in --run-dir, with its saved settings")
-    parser.add_argument("--overwrite", action=argparse.BooleanOptionalAction, default=False,
-                        help="start afresh in a --run-dir that holds an earlier run, deleting that run's files")
-    docs = field_docs()
-    for field in dataclasses.fields(TrainConfig):
-        kind, base = _field_kind(field)
-        flag = "--" + field.name.replace("_", "-")
-        if base is bool:
-            parser.add_argument(flag, dest=field.name, action=argparse.BooleanOptionalAction, default=None,
-                                help=f"{docs[field.name]} (default: {'on' if field.default else 'off'})")
-        elif kind == "tuple":
-            text = docs[field.name]
-            if field.name in PLAYER_SPEC_FIELDS:
-                text += f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
-            parser.add_argument(flag, dest=field.name, type=base, nargs="+", default=None, metavar=base.__name__.upper(),
-                                help=f"{text} (default: {' '.join(map(str, field.default))})")
-        else:
-            text = docs[field.name]
-            if field.name in PLAYER_SPEC_FIELDS:
-                text += f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
-            parser.add_argument(flag, dest=field.name, type=base, default=None, metavar=base.__name__.upper(),
-                                help=f"{text} (default: {field.default if field.default != '' else 'none'})")
-    return parser
-
-
-MAX_CONFIG_BYTES = 64 * 1024
-"""A TOML config larger than this is refused (a run's settings are a few hundred bytes)."""
-SHIPPED_CONFIGS = Path(__file__).resolve().parent / "configs"
-"""The shipped policies' run settings (``rank_2p.toml``, ...), installed with the trainer."""
-
-
-def shipped_configs() -> list[str]:
-    """Names ``--config`` accepts without a path: the shipped TOML files, without ``.toml``."""
-    return sorted(path.stem for path in SHIPPED_CONFIGS.glob("*.toml"))
-
-
-def config_path(value: str | Path) -> Path:
-    """A ``--config`` value as a file: a path, or the name of a shipped config (``rank_2p``)."""
-    path = Path(value)
-    if not path.exists() and str(value) in shipped_configs():
-        return SHIPPED_CONFIGS / f"{value}.toml"
-    return path
-
-
-def load_toml(path: Path) -> dict:
-    """Fields from a TOML file (a path or a shipped config's name); unknown keys or wrong types are errors."""
-    path = config_path(path)
-    try:
-        with open(path, "rb") as stream:  # at most the limit, whatever the file (a device never ends)
-            raw = stream.read(MAX_CONFIG_BYTES + 1)
-        if len(raw) > MAX_CONFIG_BYTES:
-            raise ValueError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes: not a run's settings")
-        data = tomllib.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"config file {path} does not exist (shipped configs: {', '.join(shipped_configs())})") from None
-    except (IsADirectoryError, PermissionError) as error:
-        raise ValueError(f"config file {path} cannot be read: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"config file {path} is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"config file {path} is not valid TOML: {error}") from None
-    except RecursionError:
-        raise ValueError(f"config file {path} is nested too deeply to be a config") from None
-    known = {f.name: f for f in dataclasses.fields(TrainConfig)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ValueError(f"unknown key(s) {unknown} in {path}; known keys: {sorted(known)}")
-    outside = sorted(set(data) & set(COMMAND_LINE_ONLY))
-    if outside:
-        raise ValueError(f"{outside} in {path}: settings that reach outside this machine are taken from the "
-                         f"command line only (--ray-address ADDR, --ray)")
-    for key, value in data.items():
-        try:
-            data[key] = checked_value(key, value)
-        except ValueError as error:
-            raise ValueError(f"{error} (in {path})") from None
-    return data
-
-
-@dataclass
-class TrainRequest:
-    """What the command line asked for, before it is combined with a resumed run's settings."""
-
-    flags: dict
-    """Fields given as flags."""
-    file_values: dict
-    """Fields from the ``--config`` TOML file."""
-    resume: bool
-    overwrite: bool
-
-    @property
-    def run_dir(self) -> str:
-        return self.flags.get("run_dir", self.file_values.get("run_dir", TrainConfig.run_dir))
-
-
-def parse_request(argv: list[str] | None = None) -> TrainRequest:
-    """The command line as a `TrainRequest`; argparse reports bad flags, ValueError a bad TOML file."""
-    args = build_parser().parse_args(argv)
-    if args.resume and args.overwrite:
-        raise ValueError("--resume and --overwrite exclude each other: resume the run, or start it again")
-    file_values = load_toml(args.config) if args.config else {}
-    flags = {field.name: getattr(args, field.name) for field in dataclasses.fields(TrainConfig)
-             if getattr(args, field.name) is not None}
-    return TrainRequest(flags, file_values, args.resume, args.overwrite)
-
-
-def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[TrainConfig, list[tuple[str, object, object]]]:
-    """(config, changes): defaults < ``saved`` (a resumed run's settings) < TOML < flags.
-
-    ``changes`` lists (field, saved value, new value) for every saved setting that
-    the file or the flags change, so that a resume can say what differs.
-    """
-    known = {field.name for field in dataclasses.fields(TrainConfig)}
-    values = {key: value for key, value in (saved or {}).items()
-              if key in known and key not in COMMAND_LINE_ONLY + NOT_RESUMED}
-    if saved is not None:
-        values["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
-    base = dict(values)
-    values.update(request.file_values)
-    values.update(request.flags)
-    config = TrainConfig(**values)
-    changes = []
-    if saved is not None:
-        final, before = config.to_dict(), TrainConfig(**base).to_dict()
-        changes = [(key, before[key], final[key]) for key in sorted(base) if before[key] != final[key]]
-    return config, changes
-
-
-def config_from_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
-    """(config, resume) from command-line arguments alone (no saved settings; see `build_config`)."""
-    request = parse_request(argv)
-    return build_config(request)[0], request.resume

@@ -90,6 +90,10 @@ class CheckpointError(ValueError):
     """A checkpoint cannot be used: missing, damaged, foreign, too big or for other rules."""
 
 
+class CheckpointTableMismatch(CheckpointError):
+    """A sound checkpoint, but trained for other rules or fewer seats than the table asks for."""
+
+
 def resolve_checkpoint(path_or_name: str | Path) -> Path:
     """The checkpoint folder for a shipped name such as ``2p`` or a path (folder or weights file).
 

@@ -32,7 +32,7 @@ from rouba_env.checks import check_flag
 from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import (
     ALIAS_TABLE_SIZES,
-    CheckpointError,
+    CheckpointTableMismatch,
     load_checkpoint,
     read_hand_head,
     read_privileged_value,
@@ -407,10 +407,10 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     rules = trained if rules is None else rules
     differences = [name for name in RULES_THAT_MUST_MATCH if getattr(rules, name) != getattr(trained, name)]
     if differences:
-        raise CheckpointError(f"checkpoint {path_or_name!r} was trained with other rules: {differences} differ "
+        raise CheckpointTableMismatch(f"checkpoint {path_or_name!r} was trained with other rules: {differences} differ "
                               f"(trained: { {d: getattr(trained, d) for d in differences} })")
     if rules.num_players > trained_max:
-        raise CheckpointError(f"checkpoint {path_or_name!r} plays at most {trained_max} players, "
+        raise CheckpointTableMismatch(f"checkpoint {path_or_name!r} plays at most {trained_max} players, "
                               f"not {rules.num_players}")
     network = network_from_tensors(tensors, metadata)
     reward = metadata.get("train_config", {}).get("reward", DEFAULT_VALUE_REWARD)

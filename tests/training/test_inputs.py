@@ -7,7 +7,8 @@ import torch
 
 from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH
 from rouba_training.cli import main as train_main
-from rouba_training.config import LIMITS, TrainConfig, load_toml
+from rouba_training.command_line import load_toml
+from rouba_training.config import LIMITS, TrainConfig
 from tests.training.test_train import TINY_FLAGS
 
 BAD_SETTINGS = [
@@ -132,13 +133,23 @@ def test_the_checkpoint_writer_refuses_a_network_the_loader_would_refuse(tmp_pat
     assert not (tmp_path / "big").exists()
 
 
+NO_TORCH = """import sys
+class NoTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NoTorch())
+"""
+"""A process start as on a machine without torch: importing it fails, and it is not in sys.modules."""
+
+
 def test_the_training_settings_read_without_torch():
     import subprocess
     import sys
 
-    code = "import sys; sys.modules['torch'] = None\nfrom rouba_training.cli import main\nsys.exit(main(['--help']))"
+    code = NO_TORCH + "from rouba_training.cli import main\nsys.exit(main(['--help']))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "--total-steps" in result.stdout and "--critic" in result.stdout, result.stderr
-    code = "import sys; sys.modules['torch'] = None\nfrom rouba_training.cli import main\nsys.exit(main([]))"
+    code = NO_TORCH + "from rouba_training.cli import main\nsys.exit(main([]))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "pip install 'torch>=2.2'" in result.stderr and "Traceback" not in result.stderr
