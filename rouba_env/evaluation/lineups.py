@@ -13,10 +13,10 @@ from typing import Sequence
 
 import numpy as np
 
-from rouba_env.rules.seeding import DEAL_SEED_BITS
+from rouba_env.rules.seeding import numbered_deal_seeds
 
 _RECORD_KEY_POLICY = 1
-"""spawn_key tag of a game's policy randomness (tag 0: the deal seed)."""
+"""spawn_key tag of a game's policy randomness (the players' Generator; deal seeds come from `deal_seed`)."""
 
 
 
@@ -76,9 +76,8 @@ def seating(lineup: Sequence[int], rotation: int) -> tuple[int, ...]:
 
 
 def deal_seed(seed: int, deal: int) -> int:
-    """The deal seed of deal number ``deal``: a pure function of (seed, deal)."""
-    words = np.random.SeedSequence(seed, spawn_key=(deal, 0)).generate_state(2, np.uint32)
-    return (int(words[0]) << 32 | int(words[1])) >> (64 - DEAL_SEED_BITS)
+    """The deal seed of deal number ``deal``: `numbered_deal_seeds`, the one scheme of every engine."""
+    return int(numbered_deal_seeds(seed, deal))
 
 
 def game_rng(seed: int, deal: int, lineup: int, rotation: int) -> np.random.Generator:

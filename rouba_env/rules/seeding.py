@@ -2,7 +2,9 @@
 
 The reference engine (`start_game`) and the batched engine both shuffle with
 `shuffle_order`, so any batched game can be replayed on the reference engine
-from its seed alone.
+from its seed alone. One scheme derives deal seeds from a base seed
+(`slot_deal_seed`): the batched engine's games and a duplicate evaluation's
+numbered deals (`numbered_deal_seeds`) both use it.
 """
 
 from __future__ import annotations
@@ -67,3 +69,12 @@ def slot_deal_seed(seed, slot, game) -> np.ndarray:
     h = splitmix64(h ^ slot.ravel())
     h = splitmix64(h ^ game.ravel())
     return (h & _MASK63).reshape(shape)
+
+
+def numbered_deal_seeds(seed, deals) -> np.ndarray:
+    """Deal seeds of deals number ``deals`` (0, 1, ...) of base ``seed``: `slot_deal_seed` of slot 0.
+
+    A duplicate evaluation with seed ``s`` plays these deals, the ones slot 0 of a batched game with
+    seed ``s`` deals in turn.
+    """
+    return slot_deal_seed(seed, 0, deals)

@@ -2,9 +2,10 @@
 
 import math
 
+import numpy as np
 import pytest
 
-from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.config import RulesConfig, preset
 from rouba_env.evaluation.duplicate import GameRecord, build_lineups, deal_seed, evaluate, seating
 from rouba_env.evaluation.stats import margins, mean_interval, player_stats, wilson_interval, win_shares
 
@@ -198,3 +199,20 @@ def test_the_field_is_also_reported_as_one_row():
     assert abs(field["win_rate"] + heuristic.win_rate - 1.0) < 1e-9, "one seat against the field: shares add to 1"
     assert "random x3" in result.format_table() and result.to_dict()["groups"][0]["seats"] == 3
     assert evaluate(["heuristic", "random"], games=4, seed=1).groups is None
+
+
+def test_an_evaluation_plays_the_deals_slot_0_of_a_batched_game_deals():
+    """One deal-seed scheme: deal d of an evaluation with seed s is game d of slot 0 of VectorGame(seed=s)."""
+    from rouba_env.batched.game import VectorGame
+
+    rules = preset("standard")
+    result = evaluate(["random", "random"], rules, games=6, seed=5)
+    played = sorted({record.deal_seed for record in result.records})
+    game, rng, dealt = VectorGame(rules, 1, seed=5), np.random.default_rng(0), []
+    game.reset()
+    dealt.append(int(game.deal_seeds[0]))
+    while len(dealt) < 3:
+        game.step(game.random_actions(rng))
+        if game.done[0]:  # the slot has dealt its next game already
+            dealt.append(int(game.deal_seeds[0]))
+    assert played == sorted(dealt)
