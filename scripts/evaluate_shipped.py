@@ -22,11 +22,12 @@ OPPONENTS = ("random", "greedy", "heuristic")
 TABLE = [("2p", 2), ("2p-0.3", 2), ("mixed", 2), ("mixed", 3), ("mixed", 4)]
 """(checkpoint, table size) of each row."""
 HEADLINE_GAMES = 4000
-"""Games of the cells the docs quote most (2 players against heuristic); the others play ``--games``."""
+"""Games of the cells the docs quote most (2 players against heuristic, head to head); the others play
+``--games``."""
 
 
-def cell_games(seats: int, opponent: str, games: int) -> int:
-    return HEADLINE_GAMES if seats == 2 and opponent == "heuristic" else games
+def cell_games(seats: int, opponent: str, games: int, headline_games: int) -> int:
+    return headline_games if seats == 2 and opponent == "heuristic" else games
 
 
 def run_cell(checkpoint: str, seats: int, opponent: str, games: int, out: Path) -> dict:
@@ -34,7 +35,7 @@ def run_cell(checkpoint: str, seats: int, opponent: str, games: int, out: Path) 
     players = [f"checkpoint:{checkpoint}", *[opponent] * (seats - 1)]
     command = [str(Path(sys.executable).with_name("rouba-evaluate")), "--players", *players,
                "--num-players", str(seats), "--games", str(games), "--seed", "0", "--no-progress",
-               "--json", str(out)]
+               "--json", str(out.resolve().relative_to(ROOT) if out.resolve().is_relative_to(ROOT) else out)]
     subprocess.run(command, check=True, cwd=ROOT, capture_output=True, text=True)
     return json.loads(out.read_text())
 
@@ -42,6 +43,8 @@ def run_cell(checkpoint: str, seats: int, opponent: str, games: int, out: Path) 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2000, help="games per cell (2-player heuristic cells: 4000)")
+    parser.add_argument("--headline-games", type=int, default=HEADLINE_GAMES,
+                        help="games of the 2-player cells against heuristic and of the head to head")
     parser.add_argument("--expert", action=argparse.BooleanOptionalAction, default=False,
                         help="also 2p against expert (about 20 ms a decision for the expert: minutes)")
     parser.add_argument("--out", type=Path, default=ROOT / "scripts" / "results" / "shipped",
@@ -53,14 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     for checkpoint, seats in TABLE:
         cells = []
         for opponent in OPPONENTS:
-            games = cell_games(seats, opponent, args.games)
+            games = cell_games(seats, opponent, args.games, args.headline_games)
             data = run_cell(checkpoint, seats, opponent, games, args.out / f"{checkpoint}_{seats}p_vs_{opponent}.json")
             row = data["results"][0]
             cells.append(f"{100 * row['win_rate']:.1f} [{100 * row['win_low']:.1f}, {100 * row['win_high']:.1f}]"
                          + (f" ({games:,} games)" if games != args.games else ""))
         lines.append(f"| `{checkpoint}` | {seats} players | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    extra = [("2p", "2p-0.3", HEADLINE_GAMES)] + ([("2p", "expert", args.games)] if args.expert else [])
+    extra = [("2p", "2p-0.3", args.headline_games)] + ([("2p", "expert", args.games)] if args.expert else [])
     for checkpoint, opponent, games in extra:
         data = run_cell(checkpoint, 2, f"checkpoint:{opponent}" if opponent.startswith("2p") else opponent, games,
                         args.out / f"{checkpoint}_2p_vs_{opponent}.json")

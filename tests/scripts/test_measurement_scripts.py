@@ -53,3 +53,12 @@ def test_exploitability_timing_times_each_command(tmp_path):
                             timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(json.loads(out.read_text())["rows"]) == 4
+
+
+def test_evaluate_shipped_measures_every_cell_of_the_table(tmp_path):
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_shipped.py"), "--games", "2",
+                             "--headline-games", "2", "--out", str(tmp_path)], capture_output=True, text=True,
+                            timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(list(tmp_path.glob("*.json"))) == 16 and "| `mixed` | 4 players |" in result.stdout
+    assert "`2p` against `2p-0.3`" in result.stdout

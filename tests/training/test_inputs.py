@@ -153,3 +153,16 @@ def test_the_training_settings_read_without_torch():
     code = NO_TORCH + "from rouba_training.cli import main\nsys.exit(main([]))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "pip install 'torch>=2.2'" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("argv, message", [(["--seed", "x"], "--seed"), (["--bogus"], "--bogus"),
+                                           (["--num-players", "two"], "--num-players")])
+def test_a_flag_that_does_not_parse_is_named_and_nothing_is_made(tmp_path, capsys, argv, message):
+    """tyro's own message for what cannot be read as the setting's type; exit status 2, no run folder."""
+    from rouba_training.cli import main
+
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit) as stop:
+        main(["--run-dir", str(run), *argv])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+    assert not run.exists()
