@@ -63,10 +63,11 @@ def main(argv: list[str] | None = None) -> int:
                          + (f" ({games:,} games)" if games != args.games else ""))
         lines.append(f"| `{checkpoint}` | {seats} players | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    extra = [("2p", "2p-0.3", args.headline_games)] + ([("2p", "expert", args.games)] if args.expert else [])
-    for checkpoint, opponent, games in extra:
-        data = run_cell(checkpoint, 2, f"checkpoint:{opponent}" if opponent.startswith("2p") else opponent, games,
-                        args.out / f"{checkpoint}_2p_vs_{opponent}.json")
+    extra = [("2p-0.3", "checkpoint:2p-0.3", args.headline_games)]  # (name, spec, games)
+    extra += [("expert", "expert", args.games)] if args.expert else []
+    checkpoint = "2p"
+    for opponent, spec, games in extra:
+        data = run_cell(checkpoint, 2, spec, games, args.out / f"{checkpoint}_2p_vs_{opponent}.json")
         row = data["results"][0]
         print(f"`{checkpoint}` against `{opponent}`: {100 * row['win_rate']:.1f}% [{100 * row['win_low']:.1f}, "
               f"{100 * row['win_high']:.1f}] of {games:,} games, mean margin {row['mean_margin']:+.2f}", flush=True)

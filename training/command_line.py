@@ -139,13 +139,8 @@ def parse_request(argv: list[str] | None = None) -> TrainRequest:
     if values["resume"] and values["overwrite"]:
         raise ValueError("--resume and --overwrite exclude each other: resume the run, or start it again")
     file_values = load_toml(values["config"]) if values["config"] else {}
-    run_dir = values["run_dir"] if _given(argv, "run_dir") else file_values.get("run_dir", values["run_dir"])
+    run_dir = parse_command(argv, file_values)["run_dir"] if file_values else values["run_dir"]  # flags win
     return TrainRequest(argv, file_values, values["resume"], values["overwrite"], run_dir)
-
-
-def _given(argv: list[str], name: str) -> bool:
-    flag = "--" + name.replace("_", "-")
-    return any(arg == flag or arg.startswith(flag + "=") for arg in argv)
 
 
 def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[TrainConfig, list[tuple[str, object, object]]]:

@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rouba_env.evaluation.lineups import deal_seed, game_rng, seating
+from rouba_env.rules.seeding import numbered_deal_seeds
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
@@ -149,9 +150,9 @@ def _play_chunk_batched(chunk: _Chunk, config: RulesConfig, players: Sequence[Po
     table = VectorTable(config, len(games), before_move=None if moves is None else record)
     player_ids = np.array([table.add_player(player) for player in players], dtype=np.int64)  # one id per object
     slots = np.arange(len(games))
-    seeds = [deal_seed(chunk.seed, deal) for deal, *_ in games]
+    seeds = numbered_deal_seeds(chunk.seed, np.array([deal for deal, *_ in games], dtype=np.uint64))
     table.seat(slots, player_ids[np.array([seats for *_, seats in games], dtype=np.int64)])
-    table.start(slots, np.array(seeds, dtype=np.int64))
+    table.start(slots, seeds.astype(np.int64))
     table.play_seated(RowStreams([game_rng(chunk.seed, deal, lineup, rotation)
                                   for deal, lineup, rotation, _ in games]))
     scores = table.scores(slots)
