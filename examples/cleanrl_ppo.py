@@ -15,13 +15,13 @@ CleanRL's ``ppo.py``.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import time
 
 import gymnasium
 import numpy as np
+import tyro
 
 import rouba_env
 from rouba_env.players.base import BasePolicy
@@ -52,16 +52,38 @@ class Args:
 
 
 def parse_args(argv=None) -> Args:
-    """Flags from the dataclass fields (``--total-timesteps``, ...), as tyro would make them."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for field in dataclasses.fields(Args):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=field.type if callable(field.type) else
-                            {"int": int, "float": float, "str": str}[field.type], default=field.default)
-    return Args(**vars(parser.parse_args(argv)))
+    """Flags from the dataclass fields (``--total-timesteps``, ...), made by tyro as in CleanRL."""
+    return tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
+
+
+def problem_with(args: Args) -> str | None:
+    """What is wrong with the settings, before any work starts (None: nothing)."""
+    for name in ("total_timesteps", "num_envs", "num_steps", "update_epochs", "num_minibatches", "eval_games"):
+        if getattr(args, name) < 1:
+            return f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
+    batch_size = args.num_envs * args.num_steps
+    if args.num_minibatches > batch_size:
+        return f"--num-minibatches {args.num_minibatches} is more than the {batch_size} decisions of a batch"
+    if args.total_timesteps < batch_size:
+        return (f"--total-timesteps {args.total_timesteps} is less than one batch (--num-envs x --num-steps = "
+                f"{batch_size}); training goes by whole batches")
+    if not (0.0 < args.gamma <= 1.0 and 0.0 <= args.gae_lambda <= 1.0):
+        return f"--gamma must be in (0, 1] and --gae-lambda in [0, 1], got {args.gamma} and {args.gae_lambda}"
+    for name in ("learning_rate", "clip_coef", "max_grad_norm"):
+        if not getattr(args, name) > 0:
+            return f"--{name.replace('_', '-')} must be above 0, got {getattr(args, name)}"
+    for name in ("ent_coef", "vf_coef"):
+        if not getattr(args, name) >= 0:
+            return f"--{name.replace('_', '-')} must be 0 or more, got {getattr(args, name)}"
+    return None
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    problem = problem_with(args)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         import torch
         from torch import nn
@@ -108,7 +130,7 @@ def main(argv=None) -> int:
     next_done = torch.zeros(args.num_envs)
     batch_size = args.num_envs * args.num_steps
     minibatch_size = batch_size // args.num_minibatches
-    updates = max(1, args.total_timesteps // batch_size)
+    updates = args.total_timesteps // batch_size  # whole batches (problem_with: at least one)
     finished: list[float] = []
     started = time.perf_counter()
     for update in range(1, updates + 1):

@@ -47,6 +47,13 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=400, help="duplicate-deal evaluation games")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.n_steps < 2:  # MaskablePPO normalizes advantages over a rollout: one step has no spread
+        parser.error(f"--n-steps must be at least 2, got {args.n_steps}")
+    if args.steps < args.n_steps:
+        parser.error(f"--steps {args.steps} is less than one rollout (--n-steps {args.n_steps}); MaskablePPO "
+                     f"trains by whole rollouts")
+    if args.games < 1 or args.seed < 0:
+        parser.error(f"--games must be at least 1 and --seed 0 or more, got {args.games} and {args.seed}")
     try:
         import gymnasium
         from sb3_contrib import MaskablePPO

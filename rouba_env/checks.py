@@ -69,3 +69,16 @@ def as_seed(seed) -> int | None:
     if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
     return int(seed)
+
+
+def check_reset_options(options, known: tuple[str, ...] = ()) -> dict:
+    """A reset's ``options``: None or a dict whose keys are all in ``known``; anything else is a ValueError."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {shown(options)}")
+    unknown = sorted(map(str, set(options) - set(known)))
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; this environment's reset takes "
+                         f"{list(known) if known else 'none'}")
+    return options

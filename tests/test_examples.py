@@ -35,6 +35,21 @@ def test_example_runs(name, tmp_path):
     assert expected in result.stdout
 
 
+@pytest.mark.parametrize("name, arguments, message", [
+    ("cleanrl_ppo.py", ["--num-minibatches", "0"], "--num-minibatches must be at least 1, got 0"),
+    ("cleanrl_ppo.py", ["--total-timesteps", "-5"], "--total-timesteps must be at least 1, got -5"),
+    ("cleanrl_ppo.py", ["--total-timesteps", "100"], "less than one batch"),
+    ("cleanrl_ppo.py", ["--eval-games", "-1"], "--eval-games must be at least 1, got -1"),
+    ("sb3_maskable_ppo.py", ["--n-steps", "0"], "--n-steps must be at least 2, got 0"),
+    ("sb3_maskable_ppo.py", ["--steps", "0"], "--steps 0 is less than one rollout"),
+])
+def test_an_example_refuses_bad_flags_before_training(name, arguments, message, tmp_path):
+    result = subprocess.run([sys.executable, str(ROOT / "examples" / name), *arguments], capture_output=True,
+                            text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and "steps/s" not in result.stdout
+
+
 SNIPPETS = {  # docs/snippets/*.py (the "Train with your own RL library" page): the library each one needs
     "sb3_vec_env.py": "sb3_contrib",
     "gymnasium_vector.py": "gymnasium",

@@ -81,7 +81,10 @@ class TrainConfig:
         (2,),
         'Table sizes to train on; several (e.g. 2 3 4) share one network through max_players.')
     max_players: int = setting(0, 'Observation/action padding; 0 means the largest of num_players.')
-    total_steps: int = setting(3_000_000, "Learner decisions to train for (the learner's own turns only).")
+    total_steps: int = setting(
+        3_000_000, "Learner decisions to train for (the learner's own turns only). Training ends with the "
+        "update that reaches it, so a run trains up to one batch more (a batch is about num_envs x "
+        "(rollout_steps + the turns that finish the open games) per table size).")
     num_envs: int = setting(1024, 'Games stepped in lockstep per table size.')
     rollout_steps: int = setting(
         28,
@@ -91,7 +94,8 @@ class TrainConfig:
     gamma: float = setting(1.0, 'Discount; games are short and only their result counts.')
     gae_lambda: float = setting(0.95, "GAE's bias/variance trade-off.")
     update_epochs: int = setting(4, 'Passes over each batch.')
-    minibatch_size: int = setting(2048, 'Learner decisions per gradient step.')
+    minibatch_size: int = setting(
+        2048, 'Learner decisions per gradient step; a batch smaller than this is one gradient step per epoch.')
     clip_coef: float = setting(0.2, "PPO's probability-ratio clip.")
     ent_coef: float = setting(0.01, 'Entropy bonus (over legal actions only).')
     vf_coef: float = setting(0.5, 'Weight of the value loss.')

@@ -26,6 +26,7 @@ from rouba_env.evaluation.game_tree import solvable_tree
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
+from rouba_env.vector_table import require_batch_player
 from rouba_training.config import TrainConfig
 from rouba_training.network import ActorCritic, make_network, save_policy
 from rouba_training.opponents import OpponentPool
@@ -163,6 +164,8 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     max_players = config.padded_players
     tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
     scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables] for spec in config.scripted_opponents}
+    for spec, policies in scripted.items():
+        require_batch_player(policies[0], f"the trainer's opponent pool ({spec!r})")
     for spec in config.eval_opponents:
         for rules in tables:
             make_policy(spec, rules, max_players)
@@ -173,10 +176,10 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             return {"complete": True, "learner_steps": saved["learner_steps"], "updates": saved["update"],
                     "seconds_training": round(saved["seconds"], 1), "evaluation": saved.get("latest_eval", []),
                     "interrupted": None}
-    prepare(run_dir, resume, overwrite)
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("--device cuda asked for, but torch sees no CUDA device")
+        raise RuntimeError(f"--device {config.device} asked for, but torch sees no CUDA device")
+    prepare(run_dir, resume, overwrite)
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
     command = command or " ".join(["python"] + sys.argv)

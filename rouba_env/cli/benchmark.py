@@ -438,6 +438,9 @@ def check_settings(args) -> str | None:
         return f"--seed must be 0 or more, got {args.seed}"
     if args.cpu is not None and args.cpu < 0:
         return f"--cpu must be 0 or more, got {args.cpu}"
+    if args.cpu is not None and hasattr(os, "sched_getaffinity") and args.cpu not in os.sched_getaffinity(0):
+        allowed = ", ".join(map(str, sorted(os.sched_getaffinity(0))))
+        return f"--cpu {args.cpu} is not a core this process may run on (allowed: {allowed})"
     sizes = [*args.batch_sizes, args.vector_env_small, args.vector_env_large]
     for size in sizes:
         if not 1 <= size <= MAX_BATCH_SIZE:

@@ -28,6 +28,7 @@ except ImportError as error:  # pragma: no cover - exercised only without sb3
 
 from gymnasium.vector import AutoresetMode
 
+from rouba_env.checks import as_seed
 from rouba_env.envs.vector_env import RoubaVectorEnv
 
 
@@ -53,8 +54,16 @@ class RoubaSB3VecEnv(VecEnv):
         self.reset_infos = [{"action_mask": mask} for mask in info["action_mask"]]
         return obs
 
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seeds game ``i`` with ``seed + i`` at the next `reset` (sb3's convention)."""
+        return super().seed(as_seed(seed))
+
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        actions = np.asarray(actions)
+        if actions.size != self.num_envs or actions.ndim > 2:
+            raise ValueError(f"actions must be one per game, shape ({self.num_envs},) (or ({self.num_envs}, 1)), "
+                             f"got shape {actions.shape}")
+        self._actions = actions.reshape(self.num_envs)
 
     def step_wait(self):
         if self._actions is None:

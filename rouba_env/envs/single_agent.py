@@ -18,7 +18,7 @@ from gymnasium import spaces
 from rouba_env.envs.aec import RENDER_FPS, RENDER_MODES
 from rouba_env.envs.render import render_as
 from rouba_env.players.base import Policy
-from rouba_env.checks import as_seed, check_choice, check_flag, check_int
+from rouba_env.checks import as_seed, check_choice, check_flag, check_int, check_reset_options
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
@@ -176,6 +176,7 @@ class SingleAgentEnv(gymnasium.Env):
         return info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Observation, dict[str, Any]]:
+        check_reset_options(options)
         super().reset(seed=as_seed(seed))
         rng = self.np_random
         n = self.rules.num_players

@@ -45,7 +45,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from rouba_env.checks import check_choice, check_flag, check_int, is_int
+from rouba_env.checks import check_choice, check_flag, check_int, check_reset_options, is_int
 from rouba_env.envs.single_agent import (
     OpponentSampler, check_seat_choice, opponent_lineup,
 )
@@ -59,6 +59,8 @@ from rouba_env.vector_table import MAX_GAMES, OPEN_SEAT, VectorTable, require_ba
 
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
 """The autoreset modes this environment offers (Gymnasium's names)."""
+RESET_MASK = "reset_mask"
+"""The one reset option: a bool array saying which games to deal anew (Gymnasium's name for it)."""
 
 
 class RoubaVectorEnv(gymnasium.vector.VectorEnv):
@@ -180,10 +182,11 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed: "int | Sequence[int | None] | None" = None,
               options: dict | None = None) -> tuple[Any, dict[str, Any]]:
         """Deal every game (or those of ``options["reset_mask"]``); ``seed`` s seeds game i with s + i."""
+        options = check_reset_options(options, (RESET_MASK,))
         seeds = self._seeds(seed)
         slots = self._all
-        if options and "reset_mask" in options:
-            mask = np.asarray(options["reset_mask"])
+        if RESET_MASK in options:
+            mask = np.asarray(options[RESET_MASK])
             if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
             slots = np.flatnonzero(mask)

@@ -405,13 +405,13 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
     if rules is not None and not isinstance(rules, RulesConfig):
         raise ValueError(f"rules must be a RulesConfig or None, got {rules!r}")
     rules = trained if rules is None else rules
+    if rules.num_players > trained_max:  # first: a bigger table's defaults (more decks) differ as a consequence
+        raise CheckpointTableMismatch(f"checkpoint {path_or_name!r} plays at most {trained_max} players, "
+                                      f"not {rules.num_players}")
     differences = [name for name in RULES_THAT_MUST_MATCH if getattr(rules, name) != getattr(trained, name)]
     if differences:
-        raise CheckpointTableMismatch(f"checkpoint {path_or_name!r} was trained with other rules: {differences} differ "
-                              f"(trained: { {d: getattr(trained, d) for d in differences} })")
-    if rules.num_players > trained_max:
-        raise CheckpointTableMismatch(f"checkpoint {path_or_name!r} plays at most {trained_max} players, "
-                              f"not {rules.num_players}")
+        raise CheckpointTableMismatch(f"checkpoint {path_or_name!r} was trained with other rules: {differences} "
+                                      f"differ (trained: { {d: getattr(trained, d) for d in differences} })")
     network = network_from_tensors(tensors, metadata)
     reward = metadata.get("train_config", {}).get("reward", DEFAULT_VALUE_REWARD)
     policy = NetworkPolicy(network, rules, max_players, network_players=trained_max, deterministic=deterministic,

@@ -20,7 +20,14 @@ PolicyFactory = Callable[..., Policy]
 
 
 def _options_error(name: str, options: dict) -> ValueError:
+    if "argument" in options:
+        return _argument_error(name, options["argument"])
     return ValueError(f"player {name!r} takes no option(s) {sorted(options)}")
+
+
+def _argument_error(name: str, argument: str) -> ValueError:
+    return ValueError(f"player {name!r} takes no positional argument, got {argument!r} (options are written "
+                      f"key=value)")
 
 
 def _make_scripted(cls):
@@ -37,6 +44,8 @@ def _make_scripted(cls):
 def _parsed_options(name: str, options: dict, option_types: Mapping[str, type]) -> dict:
     """Spec options (strings) as typed arguments; a ValueError names an unknown option or a bad value."""
     unknown = set(options) - set(option_types)
+    if "argument" in unknown:
+        raise _argument_error(name, options["argument"])
     if unknown:
         known = sorted(key for key in option_types if key != "argument")
         raise ValueError(f"player {name!r} has no option(s) {sorted(unknown)}; known: {known}")
@@ -62,7 +71,11 @@ def _make_checkpoint(rules: RulesConfig, max_players: int | None = None, **optio
     """``checkpoint:PATH_OR_NAME[,deterministic=false]``; the weights are read only now."""
     from rouba_env.players.network import checkpoint_player
 
-    return checkpoint_player(rules, max_players, **options)
+    return checkpoint_player(rules, max_players, **_parsed_options("checkpoint", options, CHECKPOINT_OPTIONS))
+
+
+CHECKPOINT_OPTIONS: Mapping[str, type] = {"argument": str, "deterministic": str}
+"""The checkpoint spec's path or name and its one option."""
 
 
 def _make_openspiel(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
@@ -105,8 +118,13 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
     argument, options = None, {}
     for part in [p for p in rest.split(",") if p] if rest else []:
         key, eq, value = part.partition("=")
+        key = key.strip()
+        if eq and not key:
+            raise ValueError(f"player spec {spec!r}: {part!r} names no option (options are written key=value)")
+        if eq and key in options:
+            raise ValueError(f"player spec {spec!r} sets {key} twice ({options[key]!r} and {value.strip()!r})")
         if eq:
-            options[key.strip()] = value.strip()
+            options[key] = value.strip()
         elif argument is None:
             argument = part.strip()
         else:

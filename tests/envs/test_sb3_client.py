@@ -80,3 +80,24 @@ def test_sb3_vec_env_seeds_like_sb3_and_refuses_what_it_cannot_do():
         first.env_method("render")
     with pytest.raises(AttributeError, match="share their settings"):
         first.set_attr("seat", 1)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", True])
+def test_sb3_vec_env_refuses_a_bad_seed_when_it_is_given(seed):
+    from rouba_env.envs.sb3 import RoubaSB3VecEnv
+
+    env = RoubaSB3VecEnv(2, opponents="greedy")
+    with pytest.raises(ValueError, match=f"seed must be None or an int >= 0, got {seed!r}"):
+        env.seed(seed)
+
+
+def test_sb3_vec_env_wants_one_action_per_game():
+    from rouba_env.envs.sb3 import RoubaSB3VecEnv
+
+    env = RoubaSB3VecEnv(2, opponents="greedy")
+    env.reset()
+    with pytest.raises(ValueError, match=r"one per game, shape \(2,\) .* got shape \(1,\)"):
+        env.step_async(np.array([0]))
+    first = env.action_masks().argmax(axis=1)
+    env.step_async(first[:, None])  # sb3's (n, 1) of a Discrete space is one action per game too
+    assert len(env.step_wait()[0]) == 2

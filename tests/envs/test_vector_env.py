@@ -200,6 +200,18 @@ def test_bad_calls_name_what_is_wrong():
         envs.reset(seed=-1)
     with pytest.raises(ValueError, match="reset_mask"):
         envs.reset(options={"reset_mask": [1, 0]})
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['foo'\]; .* takes \['reset_mask'\]"):
+        envs.reset(options={"foo": 1})
+
+
+def test_the_gymnasium_environment_refuses_reset_options_it_does_not_know():
+    # (The PettingZoo environment takes any: PettingZoo's api_test resets it with made-up options.)
+    env = SingleAgentEnv()
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['foo'\]; .* takes none"):
+        env.reset(options={"foo": 1})
+    with pytest.raises(ValueError, match="options must be a dict or None"):
+        env.reset(options=["foo"])
+    env.reset(seed=0, options={})  # an empty dict asks for nothing
 
 
 def test_the_gymnasium_vector_checks_of_spaces_hold():

@@ -132,6 +132,8 @@ def test_load_errors_say_what_is_wrong(saved):
         load_policy(saved, rules=preset("jokers"))
     with pytest.raises(CheckpointError, match="plays at most 4 players, not 5"):
         load_policy(saved, rules=preset("standard", num_players=5, decks=1))
+    with pytest.raises(CheckpointError, match="plays at most 4 players, not 5"):  # not its 5-player default's decks
+        load_policy(saved, rules=preset("standard", num_players=5))
     with pytest.raises(CheckpointError, match=r"\['table_cards'\] differ"):
         load_policy(saved, rules=preset("eight_table"))
     with pytest.raises(ValueError, match="needs a path or name"):

@@ -71,7 +71,8 @@ def test_benchmark_writes_no_file_unless_asked(tmp_path):
     (["--trainer-steps", "0"], "--trainer-steps must be"), (["--trainer-repeats", "0"], "--trainer-repeats must"),
     (["--players", "9"], "--players must be in 2..8"), (["--seed", "-1"], "--seed must be 0 or more"),
     (["--batch-sizes", "0"], "batch sizes"), (["--batch-sizes", "-3"], "batch sizes"),
-    (["--batch-sizes", "99999999999"], "batch sizes"),
+    (["--batch-sizes", "99999999999"], "batch sizes"), (["--cpu", "-1"], "--cpu must be 0 or more"),
+    (["--cpu", "4096"], "--cpu 4096 is not a core this process may run on (allowed: "),
 ])
 def test_benchmark_refuses_bad_settings_before_measuring(flags, message, tmp_path):
     completed = subprocess.run([sys.executable, str(SCRIPT), *flags, "--json", str(tmp_path / "out.json")],

@@ -295,11 +295,22 @@ def test_best_response_probe_trains_against_the_probed_player_alone(tmp_path, ca
     assert train_main(flags) == 0
     out = capsys.readouterr().out
     assert "exploitability probe" in out and "against greedy alone" in out
+    assert "at 2 players (50.0%, one seat's share, would mean no exploit found)" in out
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert list(saved["config"]["scripted_opponents"]) == ["greedy"]
     assert (saved["config"]["self_play_weight"], saved["config"]["past_self_weight"]) == (0, 0)
     final = json.loads((tmp_path / "final_eval.json").read_text())
     assert [row["opponent"] for row in final["evaluation"]] == ["greedy"]
+
+
+def test_the_probe_reads_each_table_size_against_its_own_share(tmp_path, capsys):
+    flags = ["--run-dir", str(tmp_path), "--total-steps", "600", "--num-envs", "16", "--rollout-steps", "8",
+             "--minibatch-size", "256", "--update-epochs", "1", "--hidden-sizes", "16", "8", "--eval-interval", "0",
+             "--final-eval-games", "6", "--no-progress", "--best-response", "greedy", "--num-players", "2", "3"]
+    assert train_main(flags) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("exploitability probe")]
+    assert len(lines) == 2
+    assert "at 2 players (50.0%," in lines[0] and "at 3 players (33.3%," in lines[1]
 
 
 def test_best_response_refuses_conflicting_settings():
@@ -392,6 +403,8 @@ def test_resuming_a_finished_run_says_it_is_complete_and_changes_nothing(tmp_pat
 
 @pytest.mark.parametrize("argv", [
     ["--rules", "nope"], ["--resume"], ["--eval-opponents", "nope"], ["--scripted-opponents", "checkpoint:missing"],
+    ["--scripted-opponents", "expert"], ["--best-response", "search"],
+    pytest.param(["--device", "cuda"], marks=pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA device is there")),
 ])
 def test_a_command_that_fails_on_its_arguments_leaves_no_run_folder(tmp_path, capsys, argv):
     from rouba_training.cli import main
