@@ -37,6 +37,7 @@ from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.engine import JOKER_KIND_OFFSET
 
 if TYPE_CHECKING:  # the Policy protocol is the players' floor; the table only calls ``act``
     from rouba_env.players.base import Policy
@@ -266,6 +267,8 @@ class Table:
                 what = self.actions.describe(self.require_started("describing a move"), action)
             except ValueError:  # a pile target of a padded, absent seat
                 what = "a move onto an absent seat's pile"
+            if self.actions.move_of(action).kind >= JOKER_KIND_OFFSET and not self.rules.jokers:
+                return None, f"{what}: these rules have no jokers (jokers=False), so no joker move is ever legal"
             return None, f"{what}: {NOT_LEGAL_NOW}"
         return self.actions.move_of(action), ""
 

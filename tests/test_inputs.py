@@ -126,6 +126,27 @@ def test_evaluate_checks_its_output_paths_before_playing(flag, target, reason, t
     assert "win %" not in out, "no game is played before the paths are checked"
 
 
+@pytest.mark.parametrize("flags, message", [
+    (["--games", "-4"], "--games must be at least 1, got -4"),
+    (["--workers", "0"], "--workers must be at least 1, got 0"),
+    (["--seed", "-1"], "--seed must be in 0..9223372036854775807, got -1"),
+    (["--seed", str(2**64 + 5)], f"--seed must be in 0..9223372036854775807, got {2**64 + 5}"),
+])
+def test_evaluate_names_a_bad_count_or_seed(flags, message, capsys):
+    from rouba_env.cli.evaluate import main
+
+    with pytest.raises(SystemExit):
+        main(["--players", "random", "greedy", "--no-progress", *flags])
+    assert message in capsys.readouterr().err
+
+
+def test_a_seed_past_63_bits_is_refused_not_wrapped():
+    # 5 and 2**64 + 5 would otherwise play the same deals
+    with pytest.raises(ValueError, match="seed"):
+        rouba_env.evaluate(["random", "random"], games=2, seed=2**64 + 5)
+    assert rouba_env.evaluate(["random", "random"], games=2, seed=2**63 - 1).games == 2
+
+
 @pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "checkpoint:2p", "expert:samples=2",
                                   "search:samples=1"])
 def test_every_player_refuses_the_same_crafted_inputs_with_the_same_check(spec):
@@ -240,6 +261,8 @@ def test_evaluate_says_how_many_games_a_request_means_and_refuses_what_cannot_fi
     (["--seed", "9" * 5000], "--seed: must be a whole number"),
     (["--web", "--host", "256.1.1.1", "--port", "0"], "cannot listen on 256.1.1.1"),
     (["--web", "--save-games", "/proc/x"], "--save-games: cannot write /proc/x"),
+    (["--seat", "5"], "--seat must be in 0..1, got 5"),
+    (["--opponents", *["random"] * 8], "a table seats at most 8, so at most 7 opponents"),
 ])
 def test_play_refuses_bad_options_with_one_line_and_status_2(argv, message, capsys):
     from rouba_env.cli.play import main
@@ -258,3 +281,32 @@ def test_terminal_play_survives_a_million_digit_answer(monkeypatch, capsys):
     monkeypatch.setattr(play, "ask", lambda prompt: next(answers))
     assert play.main(["--seed", "1"]) == 0
     assert "please type a number" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("opponents", [None, 3, b"heuristic"])
+def test_an_environment_names_opponents_it_cannot_seat(opponents):
+    with pytest.raises(ValueError, match="opponents must be a player spec, a Policy, a list of them"):
+        SingleAgentEnv(opponents=opponents)
+
+
+def test_a_preset_names_a_misspelt_field_as_the_environments_do():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'.*num_players, decks"):
+        preset("standard", bogus=1)
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "checkpoint:2p", "expert:samples=2", "search:samples=1"])
+def test_act_wants_a_generator(spec):
+    player = make_policy(spec, preset("standard"))
+    obs, info = SingleAgentEnv(seat=0).reset(seed=0)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator .* got NoneType"):
+        player.act(obs, info["action_mask"], None)
+
+
+def test_an_illegal_joker_move_says_the_rules_have_no_jokers():
+    from rouba_env.table import IllegalActionWarning
+
+    env = SingleAgentEnv(seat=0, illegal_action="terminate")
+    env.reset(seed=0)
+    joker_steal = 129  # a joker standing for a king, onto the other seat's pile: an index of every table's encoding
+    with pytest.warns(IllegalActionWarning, match=r"these rules have no jokers \(jokers=False\)"):
+        env.step(joker_steal)

@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{config.run_dir} is complete: {saved['learner_steps']} learner steps of {config.total_steps} "
                   f"and its final evaluation; nothing was changed. To train it further: rouba-train --resume "
                   f"--run-dir {config.run_dir} --total-steps N (N above {saved['learner_steps']})")
+            if changes:
+                print(f"  not applied, since nothing is trained: {', '.join(name for name, _, _ in changes)}")
             return 0
         if saved is not None:
             print(f"resuming {config.run_dir} at update {saved['update']} ({saved['learner_steps']} learner steps)")

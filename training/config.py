@@ -206,7 +206,8 @@ class TrainConfig:
         if self.reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, got {self.reward!r}")
         if not 0 <= self.gae_lambda <= 1 or not 0 < self.gamma <= 1:
-            raise ValueError("gamma must be in (0, 1] and gae_lambda in [0, 1]")
+            raise ValueError(f"gamma must be in (0, 1] and gae_lambda in [0, 1], got gamma={self.gamma} and "
+                             f"gae_lambda={self.gae_lambda}")
         if self.ray_address:
             self.ray = True
         if self.ray and self.rollout_workers > self.num_envs:

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from rouba_env.files import check_writable
+from rouba_env.rules.seeding import DEAL_SEED_BOUND
 from rouba_env.cli.common import HelpWithDefaults, Progress, announce_run_folders, fail, run_main
 
 DEFAULT_GAMES = 200
@@ -70,11 +71,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="Ray cluster to join (auto, HOST:PORT); implies --ray")
     args = parser.parse_args(argv)
     if args.games < 1:
-        parser.error("--games must be at least 1")
+        parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
-        parser.error("--workers must be at least 1")
-    if args.seed < 0:
-        parser.error("--seed must be 0 or more")
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if not 0 <= args.seed < DEAL_SEED_BOUND:
+        parser.error(f"--seed must be in 0..{DEAL_SEED_BOUND - 1}, got {args.seed}")
     return args
 
 

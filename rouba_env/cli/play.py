@@ -22,7 +22,7 @@ import numpy as np
 from rouba_env.rules import engine
 from rouba_env.rules import scoring
 from rouba_env.encoding.actions import describe_move
-from rouba_env.rules.config import PRESET_FIELDS, make_rules
+from rouba_env.rules.config import MAX_PLAYERS, PRESET_FIELDS, make_rules
 from rouba_env.cli.common import HelpWithDefaults, announce_run_folders, fail, run_main
 from rouba_env.table import IllegalPlayerAction, Table
 from rouba_env.players.checkpoint import shipped_names
@@ -92,9 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         return web_main([arg for arg in argv if arg != "--web"])
     args = parse_args(argv)
     try:
+        if len(args.opponents) > MAX_PLAYERS - 1:
+            raise ValueError(f"--opponents names {len(args.opponents)} players; a table seats at most "
+                             f"{MAX_PLAYERS}, so at most {MAX_PLAYERS - 1} opponents")
         rules = make_rules(args.rules, num_players=len(args.opponents) + 1)
         if not 0 <= args.seat < rules.num_players:
-            raise ValueError(f"--seat must be in 0..{rules.num_players - 1}")
+            raise ValueError(f"--seat must be in 0..{rules.num_players - 1}, got {args.seat}")
         others = [seat for seat in range(rules.num_players) if seat != args.seat]
         players = {seat: make_policy(spec, rules) for seat, spec in zip(others, args.opponents)}
         announce_run_folders(args.opponents)

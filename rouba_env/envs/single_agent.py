@@ -46,6 +46,9 @@ def opponent_lineup(players, rules: RulesConfig) -> list:
     others = rules.num_players - 1
     if isinstance(players, (str, Policy)):
         players = [players] * others
+    if isinstance(players, (bytes, dict)) or not hasattr(players, "__iter__"):
+        raise ValueError(f"opponents must be a player spec, a Policy, a list of them or a callable "
+                         f"(rng) -> lineup, got {type(players).__name__}: {players!r}")
     players = list(players)
     if len(players) == 1 and others > 1:
         players = players * others

@@ -47,6 +47,7 @@ from rouba_env.evaluation.results import EvaluationResult, summarize  # noqa: F4
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
+from rouba_env.rules.seeding import DEAL_SEED_BOUND
 from rouba_env.vector_table import plays_in_batch, require_batch_player
 
 ENGINES = ("auto", "batched", "single")
@@ -122,8 +123,9 @@ def evaluate(
     if num_players is None and not rules_fix_seats:
         num_players = min(max(MIN_PLAYERS, len(players)), MAX_PLAYERS)
     config = make_rules(rules) if num_players is None else make_rules(rules, num_players=num_players)
-    for name, value, minimum in (("games", games, 1), ("workers", workers, 1), ("seed", seed, 0)):
+    for name, value, minimum in (("games", games, 1), ("workers", workers, 1)):
         check_int(name, value, minimum)
+    check_int("seed", seed, 0, DEAL_SEED_BOUND - 1)  # one bound for every seed a user gives
     players, objects = stand_in_names(players)
     if objects and (workers != 1 or chunk_runner is not None):
         raise ValueError("Policy objects are played in this process only: use workers=1, "

@@ -66,6 +66,12 @@ class BasePolicy:
         self.encoder = ObservationEncoder(rules, max_players)
         self.actions = ActionEncoding(rules, max_players)
 
+    def check_generator(self, rng) -> None:
+        """TypeError unless ``rng`` is a numpy Generator (or `RowStreams`): what `act` draws from."""
+        if not isinstance(rng, (np.random.Generator, RowStreams)):
+            raise TypeError(f"{self.name}: rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+                            f"got {type(rng).__name__}")
+
     def checked(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(observations float32[B, D], legal bool[B, A]) after checking them against this player's encodings.
 
@@ -94,6 +100,7 @@ class BasePolicy:
         return obs, legal
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        self.check_generator(rng)
         obs, mask = np.asarray(obs), np.asarray(mask)
         if obs.ndim != 1 or mask.ndim != 1:
             raise ValueError(f"{self.name}: act takes one observation and one mask (1-d), got shapes "

@@ -310,6 +310,7 @@ class ExpertPolicy(BasePolicy):
                              self.endgame_nodes)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        self.check_generator(rng)
         obs, legal = self.checked(obs, mask)
         obs, legal = obs[0], np.flatnonzero(legal[0])
         if legal.size == 1:

@@ -51,6 +51,7 @@ class OpenSpielPolicy(BasePolicy):
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         from open_spiel.python.algorithms import ismcts, mcts
 
+        self.check_generator(rng)
         obs, legal = self.checked(obs, mask)
         legal_actions = np.flatnonzero(legal[0])
         if legal_actions.size == 1:

@@ -19,6 +19,7 @@ from rouba_env.players.base import BasePolicy
 from rouba_env.encoding.determinization import HiddenCardSampler
 from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, anchored_choice, solve_endgame
 from rouba_env.players.move_values import unseen_counts
+from rouba_env.players.checkpoint import CheckpointTableMismatch
 from rouba_env.players.network import NetworkPolicy, hand_distribution, load_policy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig
@@ -109,7 +110,12 @@ class SearchPolicy(BasePolicy):
         self.z, self.endgame_nodes = float(z), int(endgame_nodes)
         self.passed_steal = float(passed_steal)
         checkpoint = policy.removeprefix("checkpoint:")
-        self.network: NetworkPolicy = load_policy(checkpoint, rules, max_players)
+        try:
+            self.network: NetworkPolicy = load_policy(checkpoint, rules, max_players)
+        except CheckpointTableMismatch as error:
+            default = ", the default" if policy == SEARCH_DEFAULT_POLICY else ""
+            raise CheckpointTableMismatch(f"search's network (policy={policy}{default}) cannot play here: {error}; "
+                                          f"name one trained for these rules with search:policy=PATH") from None
         """Proposes the candidates (at the table's padding)."""
         self.inner: NetworkPolicy = load_policy(checkpoint, rules)
         """The same network on the batched engine's unpadded observations: plays the look-ahead, scores leaves."""
@@ -213,6 +219,7 @@ class SearchPolicy(BasePolicy):
         return [pool[index] for index in picks]
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        self.check_generator(rng)
         obs, legal = self.checked(obs, mask)
         obs, legal = obs[0], np.flatnonzero(legal[0])
         if legal.size == 1:

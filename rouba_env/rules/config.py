@@ -175,21 +175,30 @@ def preset(name: str, **overrides) -> RulesConfig:
     """The named preset, with optional field overrides (e.g. ``num_players=3``)."""
     if name not in PRESET_FIELDS:
         raise ValueError(f"unknown rules preset {name!r}; known presets: {sorted(PRESET_FIELDS)}")
+    check_rules_fields(overrides)
     return RulesConfig(**{**PRESET_FIELDS[name], **overrides})
+
+
+def check_rules_fields(fields: dict) -> None:
+    """TypeError naming every key of ``fields`` that is no `RulesConfig` field, and the fields there are.
+
+    In Python's own words for an unexpected keyword argument: the environments pass their leftover
+    keyword arguments on as rules fields, so a misspelt option is caught too, and libraries such as
+    TorchRL retry without an option on TypeError.
+    """
+    unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(RulesConfig)})
+    if unknown:
+        named = ", ".join(f"unexpected keyword argument {name!r}" for name in unknown)
+        raise TypeError(f"{named}: neither an option of this call nor a rules field "
+                        f"({', '.join(f.name for f in dataclasses.fields(RulesConfig))})")
 
 
 def make_rules(rules: "RulesConfig | str | dict | None" = None, **fields) -> RulesConfig:
     """A `RulesConfig` from a preset name, a dict, a config or None (standard), plus field overrides.
 
-    An override that is no rules field is a TypeError naming the fields, as Python reports an
-    unexpected keyword argument (the environments pass their leftover keyword arguments here, so a
-    misspelt option is caught too; libraries such as TorchRL retry without an option on TypeError).
+    An override that is no rules field is a TypeError naming the fields (`check_rules_fields`).
     """
-    unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(RulesConfig)})
-    if unknown:
-        named = ", ".join(f"unexpected keyword argument {name!r}" for name in unknown)  # Python's own words
-        raise TypeError(f"{named}: neither an option of this call nor a rules field "
-                        f"({', '.join(f.name for f in dataclasses.fields(RulesConfig))})")
+    check_rules_fields(fields)
     if rules is None:
         rules = "standard"
     if isinstance(rules, str):

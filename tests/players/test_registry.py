@@ -28,3 +28,11 @@ def test_a_malformed_spec_is_refused_by_name(spec, message):
     with pytest.raises(ValueError) as raised:
         make_policy(spec, STANDARD)
     assert message in str(raised.value)
+
+
+def test_search_says_when_its_default_network_does_not_fit_the_rules():
+    from rouba_env.players.checkpoint import CheckpointTableMismatch
+
+    with pytest.raises(CheckpointTableMismatch, match=r"search's network \(policy=2p, the default\) cannot play "
+                                                      r"here: .*search:policy=PATH"):
+        make_policy("search:samples=4", preset("mini"))

@@ -395,7 +395,9 @@ def test_resuming_a_finished_run_says_it_is_complete_and_changes_nothing(tmp_pat
     for _ in range(2):
         assert main(["--resume", "--run-dir", str(run)]) == 0
         out = capsys.readouterr().out
-        assert "is complete" in out and "--total-steps N" in out
+        assert "is complete" in out and "--total-steps N" in out and "not applied" not in out
+    assert main(["--resume", "--run-dir", str(run), "--learning-rate", "0.01"]) == 0
+    assert "not applied, since nothing is trained: learning_rate" in capsys.readouterr().out
     assert folder_snapshot(run) == before, "eval.csv, tb/ and every other file stay as they were"
     assert train(TrainConfig(run_dir=str(run), **{**TINY, "total_steps": 300}), resume=True)["complete"]
     assert folder_snapshot(run) == before
