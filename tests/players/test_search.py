@@ -79,7 +79,7 @@ def test_a_line_is_the_network_playing_on_to_its_leaf(depth, checkpoint, value):
     sample = engine.apply_move(sample, actions.decode(move))
     network = load_policy(checkpoint, config)
     while not engine.is_terminal(sample) and not (depth == 1 and sample.current == state.current):
-        sample = engine.apply_move(sample, actions.decode(network.act(*observe(sample), None)))
+        sample = engine.apply_move(sample, actions.decode(network.act(*observe(sample), np.random.default_rng(0))))
     if depth == 1 and value == "privileged":
         hidden = network.encoder.hidden(sample, sample.current)[None]
         expected = float(network.privileged_value.forward(observe(sample)[0][None], hidden)[0])

@@ -62,3 +62,20 @@ def test_evaluate_shipped_measures_every_cell_of_the_table(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(list(tmp_path.glob("*.json"))) == 16 and "| `mixed` | 4 players |" in result.stdout
     assert "`2p` against `2p-0.3`" in result.stdout
+
+
+def test_a_vote_of_one_network_with_itself_plays_as_that_network(tmp_path):
+    import rouba_env
+
+    out = tmp_path / "vote.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "ensemble_strength.py"), "--networks", "2p", "2p",
+                             "--games", "20", "--json", str(out)], capture_output=True, text=True, timeout=300,
+                            cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    voted = json.loads(out.read_text())["results"][0]
+    alone = rouba_env.evaluate(["checkpoint:2p", "heuristic"], games=20, seed=0).players[0]
+    assert voted["label"] == "policy:vote(2p + 2p)"
+    assert (voted["wins"], voted["mean_score"]) == (alone.wins, alone.mean_score)
+    refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "ensemble_strength.py"), "--networks", "2p"],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert refused.returncode == 2 and "at least two checkpoints" in refused.stderr
