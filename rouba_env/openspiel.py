@@ -185,6 +185,8 @@ class RoubaMonteState(pyspiel.State):
         """(seat, action) of every move: the public history."""
         self.laid = tuple(laid)
         """Ranks of the table first laid, sorted: public, and part of every information state."""
+        self.resampled = False
+        """True for a world drawn by `resample_from_infostate` (and its clones): it has no chance history."""
 
     # -- OpenSpiel API ---------------------------------------------------
 
@@ -258,7 +260,14 @@ class RoubaMonteState(pyspiel.State):
         return int(player)
 
     def serialize(self) -> str:
-        """The action history, one integer per line: `RoubaMonteGame.deserialize_state` replays it."""
+        """The action history, one integer per line: `RoubaMonteGame.deserialize_state` replays it.
+
+        A resampled world is refused: its hidden cards were drawn, not dealt, so no history of chance
+        outcomes leads to it (its ``history()`` holds only the actions applied since it was drawn).
+        """
+        if self.resampled:
+            raise ValueError("this state was drawn by resample_from_infostate: no deal leads to it, so it has no "
+                             "history to serialize; serialize the state it was drawn from")
         return "".join(f"{action}\n" for action in self.history())
 
     def information_state_string(self, player: int | None = None) -> str:
@@ -294,7 +303,9 @@ class RoubaMonteState(pyspiel.State):
         world = sampler.sample(np.random.default_rng(seed))
         world.turn, world.last_move = self.engine_state.turn, self.engine_state.last_move
         world.last_capturer = self.engine_state.last_capturer
-        return RoubaMonteState(self.game_object, world, self.moves, self.game_, self.laid)
+        drawn = RoubaMonteState(self.game_object, world, self.moves, self.game_, self.laid)
+        drawn.resampled = True
+        return drawn
 
     def __str__(self) -> str:
         if self.engine_state is None:

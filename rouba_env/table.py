@@ -47,6 +47,30 @@ ILLEGAL_ACTION_MODES = ("terminate", "raise")
 DEFAULT_ILLEGAL_REWARD = -1.0
 
 
+RULES_A_PLAYER_MAY_DIFFER_IN = ("dealer",)
+"""Rules fields a player made for one table may differ in from the table that seats it: who deals."""
+
+
+def check_player_rules(player, rules: RulesConfig) -> None:
+    """ValueError naming the fields in which a player object's own rules differ from the table's.
+
+    A player made for other rules (a deck count, the jokers, the table size) would read the table's
+    positions by those rules and play them wrongly; a spec string is made for the table's rules, so only
+    ready objects can differ. A player without a ``rules`` attribute is not checked.
+    """
+    own = getattr(player, "rules", None)
+    if not isinstance(own, RulesConfig) or own == rules:
+        return
+    differ = [name for name in rules.to_dict() if name not in RULES_A_PLAYER_MAY_DIFFER_IN
+              and getattr(own, name) != getattr(rules, name)]
+    if differ:
+        name = getattr(player, "name", type(player).__name__)
+        raise ValueError(f"player {name!r} was made for other rules than this table's: "
+                         f"{ {field: getattr(own, field) for field in differ} } against "
+                         f"{ {field: getattr(rules, field) for field in differ} }; make it for the table's rules "
+                         f"(make_policy(spec, rules))")
+
+
 class IllegalActionWarning(UserWarning):
     """An illegal action ended a game (``illegal_action="terminate"``)."""
 
@@ -133,6 +157,9 @@ class Table:
         if len(seats) != self.rules.num_players:
             raise ValueError(f"a {self.rules.num_players}-player table needs {self.rules.num_players} seats "
                              f"(a Policy or None each), got {len(seats)}")
+        for player in seats:
+            if player is not None:
+                check_player_rules(player, self.rules)
         self.seats = seats
 
     @property

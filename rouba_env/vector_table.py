@@ -41,7 +41,7 @@ from rouba_env.rules.engine import NO_SEAT
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.streams import Randomness, RowStreams, check_randomness
 from rouba_env.table import (
-    DEFAULT_ILLEGAL_REWARD, ENDS_THE_GAME, ILLEGAL_ACTION_MODES, NOT_LEGAL_NOW, IllegalActionWarning,
+    DEFAULT_ILLEGAL_REWARD, ENDS_THE_GAME, ILLEGAL_ACTION_MODES, NOT_LEGAL_NOW, IllegalActionWarning, check_player_rules,
     IllegalPlayerAction, illegal_action_message, illegal_player_message, out_of_range,
 )
 
@@ -128,6 +128,7 @@ class VectorTable:
             raise ValueError(f"the batched table seats Policy objects, not spec strings: "
                              f"make_policy({player!r}, rules) makes one")
         require_batch_player(player)
+        check_player_rules(player, self.rules)
         size = getattr(getattr(player, "encoder", None), "size", self.game.obs_size)
         if size != self.game.obs_size:
             raise ValueError(f"player {player.name!r} reads observations of {size} entries, but this table's "
@@ -188,8 +189,14 @@ class VectorTable:
         return self.game.observe_slots(slots, seats)
 
     def final_rewards(self, slots) -> np.ndarray:
-        """float32[K, n]: each seat's reward in finished ``slots`` (the illegal-action penalty where one ended it)."""
+        """float64[K, n]: each seat's reward in finished ``slots`` (the illegal-action penalty where one ended it).
+
+        A slot whose game is still on (or was never dealt) is a ValueError: it has no final reward yet.
+        """
         slots = self.game._as_slots(slots)
+        live = slots[~self.over[slots] | ~self.dealt[slots]]
+        if live.size:
+            raise ValueError(f"slots {live[:10].tolist()} hold games still on (or never dealt): no final rewards yet")
         rewards = self.game.rewards[slots].copy()
         offender = self.offender[slots]
         penalised = np.flatnonzero(offender >= 0)

@@ -124,7 +124,7 @@ def test_bad_calls_are_refused_before_anything_is_played():
     with pytest.raises(ValueError, match="RowStreams of 1 rows for a batch of 2"):
         table.play_seated(RowStreams([np.random.default_rng(0)]))
     other = make_policy("random", preset("standard", num_players=3))
-    with pytest.raises(ValueError, match="observations of"):
+    with pytest.raises(ValueError, match=r"made for other rules than this table's: \{'num_players': 3\}"):
         table.add_player(other)
 
 
@@ -145,3 +145,24 @@ def test_row_streams_draw_what_each_generator_draws_alone():
                                                               np.random.default_rng(1).random(2)])
     mixed = RowStreams([np.random.default_rng(0), np.random.Generator(np.random.MT19937(0))])
     np.testing.assert_array_equal(uniform_rows(mixed, 2, 2)[1], np.random.Generator(np.random.MT19937(0)).random(2))
+
+
+def test_a_player_made_for_other_rules_is_refused_by_both_tables():
+    from rouba_env import SingleAgentEnv, preset
+    from rouba_env.players.registry import make_policy
+
+    two_decks = make_policy("heuristic", preset("standard", decks=2))
+    with pytest.raises(ValueError, match=r"made for other rules than this table's: \{'decks': 2\} against \{'decks': 1\}"):
+        VectorTable(preset("standard"), 2, [two_decks])
+    with pytest.raises(ValueError, match=r"\{'decks': 2\} against \{'decks': 1\}"):
+        Table(preset("standard")).seat([None, two_decks])
+    with pytest.raises(ValueError, match=r"\{'jokers': False\} against \{'jokers': True\}"):
+        SingleAgentEnv(rules="jokers", opponents=make_policy("checkpoint:2p", preset("standard"))).reset(seed=0)
+    # who deals is no part of how a player reads the table
+    VectorTable(preset("standard"), 2, [make_policy("heuristic", preset("standard", dealer=0))])
+
+
+def test_final_rewards_wait_for_the_end_of_the_game():
+    table = VectorTable(preset("standard"), 2, [RandomPolicy(preset("standard"))])
+    with pytest.raises(ValueError, match=r"slots \[0, 1\] hold games still on \(or never dealt\)"):
+        table.final_rewards([0, 1])

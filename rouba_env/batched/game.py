@@ -213,7 +213,8 @@ class VectorGame:
         slots = self._as_slots(slots)
         seeds = np.asarray(deal_seeds)
         if seeds.shape != slots.shape or (seeds.size and seeds.dtype.kind not in "iu"):
-            raise ValueError(f"deal_seeds must be {len(slots)} integers (one per slot), got shape {seeds.shape}")
+            raise ValueError(f"deal_seeds must be {len(slots)} integers (one per slot), got shape {seeds.shape} "
+                             f"of dtype {seeds.dtype}")
         if seeds.size and (seeds.min() < 0 or seeds.max() >= engine.DEAL_SEED_BOUND):
             raise ValueError(f"deal seeds must be in [0, 2**63), got {seeds.min()}..{seeds.max()}")
         seeds = seeds.astype(np.uint64)
@@ -225,6 +226,8 @@ class VectorGame:
 
     def _as_slots_and_seats(self, slots, seats) -> tuple[np.ndarray, np.ndarray]:
         """(slots, seats) as int64 arrays after checking them: one seat in 0..n-1 for each slot."""
+        if not self._started:
+            raise RuntimeError("call reset() (or deal()) before reading positions")
         slots = self._as_slots(slots)
         seats = np.asarray(seats)
         if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
@@ -296,6 +299,8 @@ class VectorGame:
 
     def scores(self) -> np.ndarray:
         """int64[B, n]: cards in each seat's pile now (the final scores once a game is over)."""
+        if not self._started:
+            raise RuntimeError("call reset() (or deal()) before scores()")
         return self._pile.astype(np.int64)
 
     @property

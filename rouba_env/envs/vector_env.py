@@ -210,6 +210,9 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
             if int(seed) < 0:
                 raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
             return [int(seed) + i for i in range(self.num_envs)]
+        if isinstance(seed, (str, bytes, dict)) or not hasattr(seed, "__iter__"):
+            raise ValueError(f"seed must be an int >= 0, None, or {self.num_envs} of them (ints or None), "
+                             f"got {seed!r}")
         seeds = list(seed)
         if len(seeds) != self.num_envs or any(s is not None and (not is_int(s) or s < 0) for s in seeds):
             raise ValueError(f"seed must be an int >= 0, None, or {self.num_envs} of them (ints or None), "

@@ -118,7 +118,7 @@ def evaluate(
     """
     if isinstance(players, str):
         players = [players]
-    players = list(players)
+    players = [player.strip() if isinstance(player, str) else player for player in players]  # as make_policy reads it
     rules_fix_seats = isinstance(rules, RulesConfig) or (isinstance(rules, dict) and "num_players" in rules)
     if num_players is None and not rules_fix_seats:
         num_players = min(max(MIN_PLAYERS, len(players)), MAX_PLAYERS)

@@ -65,7 +65,9 @@ class EvaluationResult:
             return f"[{low * scale:.{digits}f}, {high * scale:.{digits}f}]"
 
         lines = [
-            f"{self.games} games ({self.deals} deals x every seating), {self.rules.num_players} players, seed {self.seed}",
+            f"{self.games} games ({self.deals} deals, each in every rotation of the seats"
+            f"{f' for each of {len(self.lineups)} lineups' if len(self.lineups) > 1 else ''}), "
+            f"{self.rules.num_players} players, seed {self.seed}",
             f"{'player':<{width}}  {'games':>6}  {'win %':>6}  {'95% CI':>14}  {'score':>6}  {'95% CI':>14}  "
             f"{'margin':>7}  {'95% CI':>14}  {'ms/move':>8}  per-seat win %",
         ]
@@ -97,6 +99,8 @@ class EvaluationResult:
         if self.ratings:
             lines.append("")
             lines.append(f"{'rating (openskill PlackettLuce)':<{width + 20}}  {'mu':>7}  {'sigma':>6}  {'ordinal':>7}")
+            if any("#" in row["player"] for row in self.ratings):
+                lines.append("(NAME#k is another copy of NAME, rated apart: how far copies differ is the ratings' noise)")
             for row in self.ratings:
                 lines.append(f"{row['player']:<{width + 20}}  {row['mu']:>7.2f}  {row['sigma']:>6.2f}  {row['ordinal']:>7.2f}")
         return "\n".join(lines)

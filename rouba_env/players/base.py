@@ -86,7 +86,7 @@ class BasePolicy:
         obs = obs[None, :] if obs.ndim == 1 else obs
         if obs.ndim != 2 or obs.shape[1] != self.encoder.size:
             raise ValueError(f"{self.name}: observations must have {self.encoder.size} entries (the table's "
-                             f"encoding), got shape {obs.shape}")
+                             f"encoding), got {obs.shape[-1]} per observation")
         if legal.shape[1] != self.actions.size:
             raise ValueError(f"{self.name}: masks must have {self.actions.size} entries, got {legal.shape[1]}")
         if obs.shape[0] != legal.shape[0]:

@@ -115,7 +115,8 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a player spec must be a non-empty string, got {spec!r}")
     name, _, rest = spec.strip().partition(":")
-    argument, options = None, {}
+    argument: str | None = None
+    options: dict[str, str] = {}
     for part in [p for p in rest.split(",") if p] if rest else []:
         key, eq, value = part.partition("=")
         key = key.strip()

@@ -310,7 +310,10 @@ class GameStore:
         seed = body.get("seed")
         if seed is not None and (not _is_int(seed) or not 0 <= seed < DEAL_SEED_BOUND):
             raise bad_request(f"seed must be null or an int in 0..{DEAL_SEED_BOUND - 1}, got {shown(seed)}")
-        rules = make_rules(preset, num_players=num_players)
+        try:
+            rules = make_rules(preset, num_players=num_players)
+        except ValueError as error:  # a preset too small for the table: its deck cannot deal everyone
+            raise bad_request(f"rules {preset!r} at {num_players} players: {error}") from None
         others = [s for s in range(num_players) if s != seat]
         try:
             policies = {s: make_policy(build, rules) for s, (_, build) in zip(others, checked)}

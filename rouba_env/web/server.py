@@ -16,9 +16,10 @@ GET      ``/api/replays/NAME?step=K&view=full|SEAT``  one step of a record
 =======  ===============================  ==========================================
 
 Errors are JSON ``{"error": message}`` with status 400 (bad request or
-illegal move), 404 (unknown game, record or path), 411/413 (missing or too
-large body), 421 (a Host header naming another machine, against DNS
-rebinding while bound to loopback), 503 (too many games).
+illegal move), 404 (unknown game, record or path), 405 (a method other than
+GET, HEAD and POST), 411/413 (missing or too large body), 421 (a Host header
+naming another machine, against DNS rebinding while bound to loopback), 503
+(too many games).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_BODY = 16 * 1024
 """Largest request body accepted, in bytes (a move or a new game is far smaller)."""
+MAX_NUMBER_DIGITS = 18
+"""Longest number a request's text may hold (a header, a query): far past any real value, and converted safely."""
+SHOWN_DIGITS = 20
+"""Characters of a refused number an error quotes."""
 CONNECTION_TIMEOUT_S = 15
 """Seconds a connection may stay idle or half-sent before the server closes it."""
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -162,11 +167,12 @@ class RequestHandler(BaseHTTPRequestHandler):
         if length is None:
             raise ApiError(HTTPStatus.LENGTH_REQUIRED, "a request body with a Content-Length header is required")
         if not length.isascii() or not length.isdigit():
-            raise ApiError(400, f"bad Content-Length {length!r}")
-        if int(length) > self.server.max_body:
+            raise ApiError(400, f"bad Content-Length {length[:SHOWN_DIGITS]!r}")
+        if len(length) > MAX_NUMBER_DIGITS or int(length) > self.server.max_body:
             self.close_connection = True
             raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                           f"request body of {length} bytes is over the limit of {self.server.max_body}")
+                           f"request body of {length[:SHOWN_DIGITS]}{'...' * (len(length) > SHOWN_DIGITS)} bytes "
+                           f"is over the limit of {self.server.max_body}")
         self._check_origin()
         raw = self.rfile.read(int(length))
         try:
@@ -216,6 +222,14 @@ class RequestHandler(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802
         self._handle(self._post)
 
+    def _refuse_method(self, segments: list[str], query: dict) -> None:
+        raise ApiError(HTTPStatus.METHOD_NOT_ALLOWED, f"method {self.command} is not served here: GET, HEAD and POST only")
+
+    def do_PUT(self):  # noqa: N802
+        self._handle(self._refuse_method)
+
+    do_DELETE = do_PATCH = do_OPTIONS = do_PUT  # noqa: N815 (OPTIONS too: no cross-site preflight is ever granted)
+
     def _not_found(self):
         raise ApiError(404, f"nothing at {urlsplit(self.path).path!r}")
 
@@ -236,8 +250,9 @@ class RequestHandler(BaseHTTPRequestHandler):
             })
         if len(segments) == 3 and segments[:2] == ["api", "games"]:
             since = query.get("since")
-            if since is not None and not (since.isascii() and since.isdigit()):
-                raise ApiError(400, f"since must be a whole number, got {since!r}")
+            if since is not None and not (since.isascii() and since.isdigit() and len(since) <= MAX_NUMBER_DIGITS):
+                raise ApiError(400, f"since must be a whole number of at most {MAX_NUMBER_DIGITS} digits, got "
+                                    f"{since[:SHOWN_DIGITS]!r}{'...' * (len(since) > SHOWN_DIGITS)}")
             return self._json(200, self.server.store.poll(segments[2], None if since is None else int(since)))
         if segments[:2] == ["api", "replays"] and len(segments) in (2, 3):
             if self.server.replays is None:
@@ -334,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         server = make_server(args.host, args.port, args.replays, args.save_games, args.ttl, args.max_games,
                              quiet=args.quiet, checkpoints=args.checkpoints, preselect=preselect)
     except ApiError as error:  # a preselected opponent, seat or seed the page could not use
-        print(f"error: {error.message}", file=sys.stderr)
+        print(f"error: --opponents/--rules/--seat/--seed preselect a game the page could not start: "
+              f"{error.message}", file=sys.stderr)
         return 2
     except (OSError, UnicodeError) as error:  # an unknown host, a port in use, no permission
         print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)

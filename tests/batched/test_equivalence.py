@@ -276,6 +276,14 @@ def test_bad_from_states_and_step_before_reset():
         VectorGame.from_states(config, [engine.start_game(preset("jokers"), 1)])
     with pytest.raises(RuntimeError, match="reset"):
         VectorGame(config, 2).step(np.zeros(2, dtype=np.int64))
+    fresh = VectorGame(config, 2)
+    for read in (lambda: fresh.observe_slots([0], [0]), lambda: fresh.hidden([0], [1]), fresh.scores):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) \(or deal\(\)\) before"):
+            read()
+    with pytest.raises(ValueError, match="got shape .1,. of dtype float64"):
+        fresh.deal([0], [1.5])
+    fresh.deal([0], [7])
+    assert fresh.scores().shape == (2, 2) and fresh.observe_slots([0], [0]).shape == (1, fresh.obs_size)
 
 
 def test_slot_deal_seed_is_pure_and_vectorised():

@@ -198,6 +198,8 @@ def test_bad_calls_name_what_is_wrong():
         envs.step(np.zeros(2))
     with pytest.raises(ValueError, match="seed"):
         envs.reset(seed=-1)
+    with pytest.raises(ValueError, match=r"seed must be an int >= 0, None, or 2 of them .* got 1.5"):
+        envs.reset(seed=1.5)
     with pytest.raises(ValueError, match="reset_mask"):
         envs.reset(options={"reset_mask": [1, 0]})
     with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['foo'\]; .* takes \['reset_mask'\]"):

@@ -84,6 +84,20 @@ def test_resampled_states_are_consistent_with_what_the_player_saw():
     assert len({str(world.engine_state.hands[1 - player]) for world in worlds}) > 1, "hidden cards are drawn"
 
 
+def test_a_resampled_world_refuses_to_serialize_a_history_it_does_not_have():
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"rules": "small"})
+    state = play_randomly(game.new_initial_state(), np.random.default_rng(1), stop_after=12)
+    world = state.resample_from_infostate(state.current_player(), lambda: 0.5)
+    following = world.clone()
+    following.apply_action(following.legal_actions()[0])
+    for drawn in (world, following):  # and every state that follows from one
+        with pytest.raises(ValueError, match="drawn by resample_from_infostate: no deal leads to it"):
+            drawn.serialize()
+        with pytest.raises(ValueError, match="no deal leads to it"):
+            rouba_openspiel.serialize_game_and_state(game, drawn)
+    assert game.deserialize_state(state.serialize()).history() == state.history()
+
+
 @pytest.mark.parametrize("bot", ["ismcts", "mcts"])
 def test_openspiel_bots_play_whole_games_as_project_players(bot):
     import rouba_env

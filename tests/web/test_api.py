@@ -56,6 +56,7 @@ def play_out(client, view) -> dict:
     ({"num_players": 2, "opponents": ["search:samples=99999999999"]}, "samples may be at most 256"),
     ({"num_players": 2, "opponents": ["random"], "seat": 2}, "seat must be an int in 0..1"),
     ({"num_players": 2, "opponents": ["random"], "colour": "red"}, "unknown field(s) ['colour']"),
+    ({"num_players": 8, "opponents": ["random"] * 7, "rules": "mini"}, "rules 'mini' at 8 players: invalid"),
     ([1, 2], "needs a JSON object"),
 ])
 def test_bad_new_game_is_400_with_a_message(live_server, body, words):
@@ -77,6 +78,13 @@ def test_malformed_bodies_are_refused(live_server):
     connection.endheaders()
     response = connection.getresponse()
     assert response.status == 411 and "Content-Length" in json.loads(response.read())["error"]
+    connection.close()
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    connection.putrequest("POST", "/api/games")
+    connection.putheader("Content-Length", "9" * 5000)
+    connection.endheaders()
+    response = connection.getresponse()
+    assert response.status == 413 and "over the limit of 256" in json.loads(response.read())["error"]
     connection.close()
     assert not server.store.games
 
@@ -162,6 +170,8 @@ def test_view_hides_other_hands_and_groups_moves_by_card(live_server):
     assert everything["events"] == view["events"]
     assert client.get(f"/api/games/{view['game_id']}?since=99")[0] == 400
     assert client.get(f"/api/games/{view['game_id']}?since=-1")[0] == 400
+    status, answer = client.get(f"/api/games/{view['game_id']}?since={'9' * 5000}")  # past int()'s digit limit
+    assert status == 400 and "at most 18 digits" in answer["error"]
 
 
 def test_full_game_reaches_final_scores_and_is_saved(live_server, tmp_path):
@@ -491,8 +501,11 @@ def test_a_timed_out_connection_is_one_line_and_no_traceback(live_server, monkey
 
 def test_errors_name_the_checkpoint_the_page_sent_not_where_the_server_keeps_it(live_server):
     _, client = live_server()
+    status, answer = client.post("/api/games", {"num_players": 3, "opponents": ["checkpoint:2p", "random"]})
+    assert status == 400 and "checkpoint '2p' plays at most 2 players" in answer["error"], answer
+    assert "/checkpoints" not in answer["error"]
     status, answer = client.post("/api/games", {"num_players": 2, "opponents": ["checkpoint:2p,bogus=1"]})
-    assert status == 400 and "checkpoint:2p" in answer["error"] and "/checkpoints" not in answer["error"], answer
+    assert status == 400 and "['bogus']" in answer["error"] and "/checkpoints" not in answer["error"], answer
 
 
 def test_replay_records_have_a_size_limit_and_an_integer_version(live_server, tmp_path):
@@ -516,3 +529,10 @@ def test_replay_records_have_a_size_limit_and_an_integer_version(live_server, tm
     status, listing = client.get("/api/replays")
     unreadable = {game["file"] for game in listing["games"] if game["result"].startswith("unreadable")}
     assert status == 200 and unreadable == {"huge.json", "bool_version.json"}
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS"])
+def test_other_methods_get_a_json_405(live_server, method):
+    _, client = live_server()
+    status, answer = client.call(method, "/api/games")
+    assert status == 405 and f"method {method} is not served here" in answer["error"]

@@ -81,9 +81,12 @@ def test_play_web_takes_the_terminal_flags_as_the_pages_preselection(capsys):
     (["--seed", "-3"], "seed must be null or an int"),
     (["--opponents", "expert:samples=x"], "samples must be a whole number"),
     (["--rules", "jokers", "--seat", "3"], "seat must be an int in 0..1"),
+    (["--rules", "mini", "--opponents", *["random"] * 7], "rules 'mini' at 8 players: invalid RulesConfig"),
 ])
 def test_a_preselection_the_page_could_not_use_is_refused_before_serving(flags, message, capsys):
     from rouba_env.web.server import main
 
     assert main(["--port", "0", *flags]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("error: --opponents/--rules/--seat/--seed preselect a game the page could not start: ")
+    assert message in err and "Traceback" not in err
