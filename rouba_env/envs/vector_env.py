@@ -25,7 +25,8 @@ opponents that play in batch (``random``, ``greedy``, ``heuristic``,
 * **Info**: ``action_mask`` int8[N, A] (also `RoubaVectorEnv.action_masks`,
   what sb3-contrib reads), ``seat`` int64[N] (the learner's seat), and for
   finished games ``scores`` int64[N, n] and ``illegal_action`` bool[N], each
-  with its ``_key`` mask of the rows that hold it.
+  with its ``_key`` mask of the rows that hold it (all True for ``action_mask``
+  and ``seat``, as Gymnasium's ``SyncVectorEnv`` gives them).
 * **Illegal actions** follow ``illegal_action`` as in `SingleAgentEnv`:
   ``"terminate"`` ends that game with ``illegal_reward``; ``"raise"`` raises
   and plays nothing.
@@ -293,7 +294,9 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         return mask
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks().astype(np.int8), "seat": self.learner.copy()}
+        every = np.ones(self.num_envs, dtype=bool)  # Gymnasium's "_key" masks: every game has both
+        return {"action_mask": self.action_masks().astype(np.int8), "_action_mask": every,
+                "seat": self.learner.copy(), "_seat": every.copy()}
 
     def _finished_info(self, ended: np.ndarray) -> dict[str, Any]:
         """Scores and the illegal-action flag of the finished games ``ended``, with ``_key`` masks."""

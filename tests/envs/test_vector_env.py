@@ -250,3 +250,12 @@ def test_what_a_new_user_mistypes_gets_a_clear_error():
     table = VectorTable(preset("standard"), 2)
     with pytest.raises(ValueError, match="holds no game yet"):
         table.play([0, 1], [0, 0])
+
+
+def test_the_batched_info_has_the_keys_and_masks_of_gymnasiums_sync_env():
+    batched = gymnasium.make_vec("RoubaMonte-v0", num_envs=3, opponents="random")
+    sync = gymnasium.make_vec("RoubaMonte-v0", num_envs=3, opponents="random", vectorization_mode="sync")
+    (_, fast), (_, slow) = batched.reset(seed=4), sync.reset(seed=4)
+    assert sorted(fast) == sorted(slow) == ["_action_mask", "_seat", "action_mask", "seat"]
+    for key in fast:
+        np.testing.assert_array_equal(fast[key], slow[key])
