@@ -56,7 +56,7 @@ class VectorGame:
     Args:
         config: the rules (a `RulesConfig`).
         batch_size: number of game slots ``B``.
-        seed: base seed of the deals (see `slot_deal_seed`), an int >= 0.
+        seed: base seed of the deals (see `slot_deal_seed`), an int in 0..2**63 - 1 (as every seed a user gives).
         max_players: pad observations and actions to this many seats (as the encoders do).
         auto_reset: a slot whose game ended starts its next game in the same step.
         reward: ``"outcome"`` (+1 sole winner, 0 tied top, -1 others), ``"margin"`` or
@@ -79,7 +79,7 @@ class VectorGame:
         if not isinstance(config, RulesConfig):
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
         self.batch_size = check_int("batch_size", batch_size, 1)
-        self.seed = check_int("seed", seed, 0)
+        self.seed = check_int("seed", seed, 0, engine.DEAL_SEED_BOUND - 1)
         check_flag("auto_reset", auto_reset)
         check_reward_mode(reward)
         self.config = config
@@ -145,7 +145,7 @@ class VectorGame:
         at 0, so ``reset(seed=s)`` replays the deals of ``VectorGame(..., seed=s)``.
         """
         if seed is not None:
-            self.seed = check_int("seed", seed, 0)
+            self.seed = check_int("seed", seed, 0, engine.DEAL_SEED_BOUND - 1)
             self._games[:] = 0
         self.rewards[:] = 0.0
         self.done[:] = False

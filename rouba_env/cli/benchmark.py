@@ -53,6 +53,7 @@ from rouba_env.cli.common import HelpWithDefaults
 from rouba_env.files import check_writable, write_atomically
 from rouba_env.rules import engine
 from rouba_env.rules.config import PRESET_FIELDS, preset
+from rouba_env.rules.seeding import DEAL_SEED_BOUND
 
 SCHEMA_VERSION = 1
 
@@ -434,8 +435,8 @@ def check_settings(args) -> str | None:
         return f"--time-limit must be a finite number of seconds above 0, got {args.time_limit}"
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         return f"--players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}"
-    if args.seed < 0:
-        return f"--seed must be 0 or more, got {args.seed}"
+    if not 0 <= args.seed < DEAL_SEED_BOUND:
+        return f"--seed must be in 0..{DEAL_SEED_BOUND - 1}, got {args.seed}"
     if args.cpu is not None and args.cpu < 0:
         return f"--cpu must be 0 or more, got {args.cpu}"
     if args.cpu is not None and hasattr(os, "sched_getaffinity") and args.cpu not in os.sched_getaffinity(0):
