@@ -45,9 +45,6 @@ class LogProbabilityVote(BasePolicy):
             total += np.where(legal, log_probabilities, 0.0)
         return np.where(legal, total, -np.inf).argmax(axis=1).astype(np.int64)
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
-        return int(self.act_batch(obs[None], mask[None], rng)[0])
-
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

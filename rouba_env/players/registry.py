@@ -67,15 +67,15 @@ def _make_searcher(cls, option_types: Mapping[str, type]) -> PolicyFactory:
     return factory
 
 
+CHECKPOINT_OPTIONS: Mapping[str, type] = {"argument": str, "deterministic": str}
+"""The checkpoint spec's path or name and its one option."""
+
+
 def _make_checkpoint(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
     """``checkpoint:PATH_OR_NAME[,deterministic=false]``; the weights are read only now."""
     from rouba_env.players.network import checkpoint_player
 
     return checkpoint_player(rules, max_players, **_parsed_options("checkpoint", options, CHECKPOINT_OPTIONS))
-
-
-CHECKPOINT_OPTIONS: Mapping[str, type] = {"argument": str, "deterministic": str}
-"""The checkpoint spec's path or name and its one option."""
 
 
 def _make_openspiel(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
