@@ -13,6 +13,7 @@ needs torch: checkpoints play in numpy.
 
 from importlib.metadata import PackageNotFoundError, version as _package_version
 
+import rouba_env.compiled  # noqa: F401  (registers the one-line notice while numba compiles our code)
 from rouba_env.batched.game import VectorGame
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder, ObservationView

@@ -29,16 +29,11 @@ to one core and numba to one thread. The table is printed; ``--json PATH`` also 
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import argparse
 import datetime
 import json
 import math
+import os
 import platform
 import statistics
 import sys

@@ -14,8 +14,8 @@ from its distribution with the caller's generator.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -29,6 +29,7 @@ from rouba_env.players.features import (
     repadding_index,
 )
 from rouba_env.checks import check_flag
+from rouba_env.players.dense import dense, dense_rows
 from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import (
     ALIAS_TABLE_SIZES,
@@ -71,9 +72,9 @@ class MLP:
         """(logits float32[B, A], value float32[B], or None without ``with_value``) for observations float32[B, D]."""
         hidden = np.asarray(obs, dtype=np.float32)
         for weight, bias in self.trunk:
-            hidden = np.maximum(hidden @ weight + bias, np.float32(0.0))
-        logits = hidden @ self.policy[0] + self.policy[1]
-        return logits, (hidden @ self.value[0] + self.value[1])[:, 0] if with_value else None
+            hidden = dense(hidden, weight, bias, relu=True)
+        logits = dense(hidden, *self.policy)
+        return logits, dense(hidden, *self.value)[:, 0] if with_value else None
 
 
 class PrivilegedValue:
@@ -93,9 +94,7 @@ class PrivilegedValue:
         """float32[B]: values for observations float32[B, D] and hidden cards float32[B, H]."""
         values = np.concatenate([np.asarray(obs, np.float32), np.asarray(hidden, np.float32)], axis=1)
         for index, (weight, bias) in enumerate(self.layers):
-            values = values @ weight + bias
-            if index < len(self.layers) - 1:
-                values = np.maximum(values, np.float32(0.0))
+            values = dense(values, weight, bias, relu=index < len(self.layers) - 1)
         return values[:, 0]
 
 
@@ -118,25 +117,108 @@ def hand_distribution(predicted: np.ndarray, unseen: np.ndarray, smoothing: floa
     return (1 - smoothing) * model + smoothing * counting
 
 
-@numba.njit(cache=True, nogil=True)
-def _add_rows_relu(tokens, rows):
-    """In place: ``tokens[b, s] = max(tokens[b, s] + rows[b], 0)`` (float32[B, S, W], float32[B, W]), in one pass."""
-    for b in range(tokens.shape[0]):
-        for s in range(tokens.shape[1]):
-            for w in range(tokens.shape[2]):
-                value = tokens[b, s, w] + rows[b, w]
-                tokens[b, s, w] = value if value > 0 else np.float32(0.0)
+class RankWeights(NamedTuple):
+    """A rank network's tensors as the compiled forward reads them: ``[in, out]`` weights, float32."""
+
+    context: np.ndarray
+    context_bias: np.ndarray
+    token: np.ndarray
+    token_context: np.ndarray
+    token_bias: np.ndarray
+    mix: np.ndarray
+    mix_pool: np.ndarray
+    mix_context: np.ndarray
+    mix_bias: np.ndarray
+    heads: np.ndarray
+    """Natural head then joker head, side by side: ``[token width, 2 * targets]``."""
+    natural_bias: np.ndarray
+    joker_context: np.ndarray
+    joker_bias: np.ndarray
+    value: np.ndarray
+    value_bias: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
-def _slot_mean(tokens):
-    """float32[B, W]: the mean over the slots of float32[B, S, W], summed in slot order as numpy's mean does."""
-    out = np.zeros((tokens.shape[0], tokens.shape[2]), np.float32)
-    for b in range(tokens.shape[0]):
-        for s in range(tokens.shape[1]):
-            for w in range(tokens.shape[2]):
-                out[b, w] += tokens[b, s, w]
-    return out / np.float32(tokens.shape[1])
+def _add_row_relu(tokens, row):
+    """In place: ``tokens[s] = max(tokens[s] + row, 0)`` for float32[S, W] and float32[1, W]."""
+    zero = np.float32(0.0)
+    for s in range(tokens.shape[0]):
+        for w in range(tokens.shape[1]):
+            value = tokens[s, w] + row[0, w]
+            tokens[s, w] = value if value > zero else zero
+
+
+@numba.njit(cache=True, nogil=True)
+def _slot_mean(tokens, out):
+    """``out[0] =`` the mean over the slots of float32[S, W], summed in slot order."""
+    out[:] = np.float32(0.0)
+    for s in range(tokens.shape[0]):
+        for w in range(tokens.shape[1]):
+            out[0, w] += tokens[s, w]
+    out /= np.float32(tokens.shape[0])
+
+
+@numba.njit(cache=True, nogil=True)
+def _rank_forward(obs, first, second, context_index, weights, logits, values, final_tokens):
+    """The rank network on float32[B, D] observations, one row at a time: logits[B, A], values[B] and, where
+    ``final_tokens`` has B rows, each row's final tokens float32[S, W] (for the hand head).
+
+    ``first``/``second``: int64[S, F] indices into the observation extended by a 0 and a 1 (`extended_index`);
+    a token's features are the products of the two. Every product runs `dense`'s kernels on the row's own
+    slots, so a row's numbers never depend on the rows beside it.
+    """
+    batch, size = obs.shape
+    slots, feature_count = first.shape
+    width = weights.mix.shape[0]
+    targets = weights.natural_bias.shape[0]
+    extended = np.empty(size + 2, np.float32)
+    extended[size], extended[size + 1] = 0.0, 1.0
+    features = np.empty((slots, feature_count), np.float32)
+    context_in = np.empty((1, context_index.shape[0]), np.float32)
+    context = np.empty((1, weights.context.shape[1]), np.float32)
+    tokens = np.empty((slots, width), np.float32)
+    mixed = np.empty((slots, width), np.float32)
+    row = np.empty((1, width), np.float32)
+    pooled = np.empty((1, width), np.float32)
+    mean = np.empty((1, width), np.float32)
+    heads = np.empty((slots, weights.heads.shape[1]), np.float32)
+    joker = np.empty((1, targets), np.float32)
+    value_in = np.empty((1, width + context.shape[1]), np.float32)
+    value = np.empty((1, 1), np.float32)
+    no_bias = np.zeros(max(width, weights.heads.shape[1]), np.float32)
+    for b in range(batch):
+        extended[:size] = obs[b]
+        for s in range(slots):
+            for f in range(feature_count):
+                features[s, f] = extended[first[s, f]] * extended[second[s, f]]
+        for i in range(context_index.shape[0]):
+            context_in[0, i] = obs[b, context_index[i]]
+        dense_rows(context_in, weights.context, weights.context_bias, True, context)
+        dense_rows(features, weights.token, no_bias[:width], False, tokens)
+        dense_rows(context, weights.token_context, weights.token_bias, False, row)
+        _add_row_relu(tokens, row)
+        _slot_mean(tokens, mean)
+        dense_rows(mean, weights.mix_pool, no_bias[:width], False, pooled)
+        dense_rows(context, weights.mix_context, no_bias[:width], False, row)
+        for w in range(width):
+            row[0, w] = (pooled[0, w] + row[0, w]) + weights.mix_bias[w]
+        dense_rows(tokens, weights.mix, no_bias[:width], False, mixed)
+        _add_row_relu(mixed, row)
+        dense_rows(mixed, weights.heads, no_bias[: weights.heads.shape[1]], False, heads)
+        dense_rows(mixed[slots - 1:], weights.joker_context, weights.joker_bias, False, joker)
+        kinds = slots - 1  # natural kinds, then joker kinds, each with one logit per target
+        for s in range(kinds):
+            for t in range(targets):
+                logits[b, s * targets + t] = heads[s, t] + weights.natural_bias[t]
+                logits[b, (kinds + s) * targets + t] = heads[s, targets + t] + joker[0, t]
+        if values.shape[0] == batch:
+            _slot_mean(mixed, mean)
+            value_in[0, :width] = mean[0]
+            value_in[0, width:] = context[0]
+            dense_rows(value_in, weights.value, weights.value_bias, False, value)
+            values[b] = value[0, 0]
+        if final_tokens.shape[0] == batch:
+            final_tokens[b] = mixed
 
 
 class RankNetwork:
@@ -158,77 +240,39 @@ class RankNetwork:
         def linear(name: str) -> np.ndarray:
             return tensors[f"{name}.weight"].T.copy()
 
-        self.context = (linear("context"), tensors["context.bias"])
-        self.token = (linear("token"), linear("token_context"), tensors["token.bias"])
-        self.mix = (linear("mix"), linear("mix_pool"), linear("mix_context"), tensors["mix.bias"])
-        self.natural = (linear("natural_head"), tensors["natural_head.bias"])
-        self.joker = (linear("joker_head"), linear("joker_context"), tensors["joker_head.bias"])
-        self.value = (linear("value_head"), tensors["value_head.bias"])
-        self.heads = np.concatenate([self.natural[0], self.joker[0]], axis=1)
+        self.weights = RankWeights(
+            linear("context"), tensors["context.bias"], linear("token"), linear("token_context"),
+            tensors["token.bias"], linear("mix"), linear("mix_pool"), linear("mix_context"), tensors["mix.bias"],
+            np.concatenate([linear("natural_head"), linear("joker_head")], axis=1), tensors["natural_head.bias"],
+            linear("joker_context"), tensors["joker_head.bias"], linear("value_head"), tensors["value_head.bias"])
         first, second = rank_feature_index(max_players, version)
         self.context_index = rank_context_index(max_players, version)
         self.obs_size = int(max(first.max(), second.max(), self.context_index.max())) + 1
         self.first, self.second = extended_index(first, self.obs_size), extended_index(second, self.obs_size)
-        self.num_actions = 2 * (self.first.shape[0] - 1) * self.natural[0].shape[1]
-        self._scratch = threading.local()
+        self.num_actions = 2 * (self.first.shape[0] - 1) * self.weights.natural_bias.shape[0]
 
-    def _buffers(self, batch: int, slots: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """This thread's work arrays for ``batch`` rows (grown as needed; the results never point into them)."""
-        held = getattr(self._scratch, "arrays", None)
-        if held is None or held[0].shape[0] < batch * slots:
-            rows = max(batch, FORWARD_ROWS) * slots
-            width = self.mix[0].shape[0]
-            held = (np.empty((rows, width), np.float32), np.empty((rows, width), np.float32),
-                    np.empty((rows, self.heads.shape[1]), np.float32))
-            self._scratch.arrays = held
-        first, second, heads = held
-        return first[: batch * slots], second[: batch * slots], heads[: batch * slots]
+    def _run(self, obs: np.ndarray, with_value: bool, with_tokens: bool = False):
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        batch = obs.shape[0]
+        logits = np.empty((batch, self.num_actions), np.float32)
+        values = np.empty(batch if with_value else 0, np.float32)
+        slots, width = self.first.shape[0], self.weights.mix.shape[0]
+        tokens = np.empty((batch, slots, width) if with_tokens else (0, slots, width), np.float32)
+        _rank_forward(obs, self.first, self.second, self.context_index, self.weights, logits, values, tokens)
+        return logits, values, tokens
 
     def forward(self, obs: np.ndarray, with_value: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """(logits float32[B, A], value float32[B], or None without ``with_value``) for observations float32[B, D]."""
-        tokens, context, second, head_out = self._tokens(obs)
-        batch, slots = tokens.shape[:2]
-        heads = np.matmul(second, self.heads, out=head_out).reshape(batch, slots, -1)[:, : slots - 1]
-        targets = self.natural[0].shape[1]
-        weight, joker_weight, bias = self.joker
-        logits = np.empty((batch, 2 * (slots - 1), targets), np.float32)  # natural kinds, then joker kinds
-        np.add(heads[:, :, :targets], self.natural[1], out=logits[:, : slots - 1])
-        np.add(heads[:, :, targets:], (tokens[:, -1] @ joker_weight + bias)[:, None, :], out=logits[:, slots - 1:])
-        logits = logits.reshape(batch, -1)
-        if not with_value:
-            return logits, None
-        value = np.concatenate([_slot_mean(tokens), context], axis=1) @ self.value[0] + self.value[1]
-        return logits, value[:, 0]
+        logits, values, _ = self._run(obs, with_value)
+        return logits, values if with_value else None
 
     def hidden_cards(self, obs: np.ndarray, hand_head: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """float32[B, H]: a hand head's prediction (``(weight, bias)``, read from each rank's token) of every
         seat's cards per rank and the deck's, in `ObservationEncoder.hidden`'s layout."""
-        tokens = self._tokens(obs)[0]
-        per_rank = tokens @ hand_head[0] + hand_head[1]  # [B, R, seats + deck]
-        return per_rank.transpose(0, 2, 1).reshape(tokens.shape[0], -1)
-
-    def _tokens(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(final tokens float32[B, R, W], context float32[B, C], and the work buffers they and the heads
-        use: valid until this thread's next call)."""
-        obs = np.asarray(obs, dtype=np.float32)
-        batch = obs.shape[0]
-        zero = np.float32(0.0)
-        extended = np.concatenate([obs, np.zeros((batch, 1), np.float32), np.ones((batch, 1), np.float32)], axis=1)
-        features = extended[:, self.first]  # [B, R, F]
-        features *= extended[:, self.second]
-        slots = features.shape[1]
-        context = obs[:, self.context_index] @ self.context[0]
-        context += self.context[1]
-        np.maximum(context, zero, out=context)
-        first, second, head_out = self._buffers(batch, slots)  # reused: fresh big arrays cost page faults
-        weight, context_weight, bias = self.token
-        tokens = np.matmul(features.reshape(batch * slots, -1), weight, out=first).reshape(batch, slots, -1)
-        _add_rows_relu(tokens, context @ context_weight + bias)
-        weight, pool_weight, context_weight, bias = self.mix
-        pooled = _slot_mean(tokens) @ pool_weight + context @ context_weight
-        tokens = np.matmul(first, weight, out=second).reshape(batch, slots, -1)
-        _add_rows_relu(tokens, pooled + bias)
-        return tokens, context, second, head_out
+        tokens = self._run(obs, with_value=False, with_tokens=True)[2]
+        batch, slots, width = tokens.shape
+        per_rank = dense(tokens.reshape(batch * slots, width), *hand_head).reshape(batch, slots, -1)
+        return per_rank.transpose(0, 2, 1).reshape(batch, -1)  # [B, seats + deck, R] flattened
 
 
 FORWARD_ROWS = 256
