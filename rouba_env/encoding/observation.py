@@ -193,21 +193,28 @@ class ObservationEncoder:
         """float32[D]: the largest value each entry can hold under these rules (the smallest is 0);
         bool[D]: the entries that are whole numbers (counts and one-hot flags)."""
         self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
-        self._rule_values = self._rules.tolist()
         lay = self.layout
-        # Plain ints and slices for `encode`, the environments' hot path.
+        # Plain ints, byte tables and a template for `encode`, the environments' hot path.
         self._num_players = config.num_players
         self._dealer = config.dealer
         self._draw_from_deck = config.draw_from_deck
         total = np.float32(config.total_cards)
         self._fraction_of_cards = [float(np.float32(count) / total) for count in range(config.total_cards + 1)]
         """``count / total_cards`` rounded as float32 (pile sizes, deck), looked up instead of computed."""
-        self._zero_tail = [0.0] * (self.size - 3 * NUM_RANK_SLOTS)
-        self._seat_starts = (lay["pile_top"].start, lay["pile_size"].start, lay["hand_size"].start,
-                             lay["present"].start)
+        self._template = np.zeros(self.size, dtype=np.float32)
+        self._template[lay["rules"]] = self._rules
+        self._template[lay["present"].start:lay["present"].start + config.num_players] = 1.0
+        self._hand_ranks, self._table_ranks, self._seen_ranks = (
+            bytes(offset + RANK_OF_CARD[card] if card < len(RANK_OF_CARD) else 0 for card in range(256))
+            for offset in (lay["hand"].start, lay["table"].start, lay["seen"].start))
+        """Card code -> the entry of its rank in the hand, table and seen blocks (`bytes.translate` tables)."""
+        self._counted = lay["seen"].stop
+        self._seat_starts = (lay["pile_top"].start, lay["pile_size"].start, lay["hand_size"].start)
         self._dealer_start, self._to_act_start = lay["dealer"].start, lay["to_act"].start
-        self._deck_index, self._flipped, self._rules_slice = lay["deck"].start, lay["flipped"], lay["rules"]
-        self._talk_starts = lay["passed"].start, lay["played"].start
+        self._deck_index, self._flipped = lay["deck"].start, lay["flipped"]
+        self._talk = slice(lay["passed"].start, lay["played"].stop)
+        self._talk_padding = ([0] * NUM_RANKS * (self.max_players - config.num_players),
+                              [0] * NUM_RANK_SLOTS * (self.max_players - config.num_players))
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
         copies = np.array(rank_counts(self.config.unshuffled_deck()), dtype=np.float32)
@@ -242,34 +249,31 @@ class ObservationEncoder:
     def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Observation of ``seat`` (absolute) in ``state``; written into ``out`` if given.
 
-        Built as one Python list and stored with a single conversion: per-entry
-        numpy stores would cost more than the whole encoding.
+        The card counts (hand, table, seen) are one `numpy.bincount` of the cards' entries, found by
+        byte translation; the rest is a handful of stores into a copy of the constant entries.
         """
         n = self._num_players
         if not is_int(seat) or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
-        ranks = RANK_OF_CARD
-        hand = [0] * NUM_RANK_SLOTS
-        for card in state.hands[seat]:
-            hand[ranks[card]] += 1
-        table = [0] * NUM_RANK_SLOTS
-        for card in state.table:
-            table[ranks[card]] += 1
-        seen = list(table)  # `seen_counts`, sharing the table's counts
-        for pile in state.piles:
-            for card in pile:
-                seen[ranks[card]] += 1
-        values = hand + table + seen + self._zero_tail
+        table = bytes(state.table)
+        entries = (bytes(state.hands[seat]).translate(self._hand_ranks) + table.translate(self._table_ranks)
+                   + (table + b"".join(map(bytes, state.piles))).translate(self._seen_ranks))
+        values = self._template.copy() if out is None else out
+        if out is not None:
+            values[:] = self._template
+        values[:self._counted] = np.bincount(np.frombuffer(entries, dtype=np.uint8), minlength=self._counted)
         fraction = self._fraction_of_cards
-        top_start, size_start, hand_start, present_start = self._seat_starts
+        top_start, size_start, hand_start = self._seat_starts
         hands, piles, pile_tops = state.hands, state.piles, state.pile_tops
+        passed, played = [], []
         for offset in range(n):
             other = (seat + offset) % n
             top = pile_tops[other]
             values[top_start + offset * PILE_TOP_SLOTS + (EMPTY_SLOT if top == EMPTY_PILE else top)] = 1.0
             values[size_start + offset] = fraction[len(piles[other])]
             values[hand_start + offset] = len(hands[other])
-            values[present_start + offset] = 1.0
+            passed += state.passed[other]
+            played += state.played[other]
         values[self._dealer_start + (self._dealer - seat) % n] = 1.0
         current = state.current
         if current >= 0:
@@ -277,18 +281,9 @@ class ObservationEncoder:
             if self._draw_from_deck:
                 values[self._flipped] = rank_counts(hands[current])
         values[self._deck_index] = fraction[len(state.deck)]
-        values[self._rules_slice] = self._rule_values
-        passed_start, played_start = self._talk_starts
-        for offset in range(n):
-            other = (seat + offset) % n
-            start = passed_start + offset * NUM_RANKS
-            values[start:start + NUM_RANKS] = state.passed[other]
-            start = played_start + offset * NUM_RANK_SLOTS
-            values[start:start + NUM_RANK_SLOTS] = state.played[other]
-        if out is None:
-            return np.array(values, dtype=np.float32)
-        out[:] = values
-        return out
+        pad_passed, pad_played = self._talk_padding
+        values[self._talk] = passed + pad_passed + played + pad_played
+        return values
 
     def decode(self, obs: np.ndarray) -> ObservationView:
         """The named view of ``obs[B, D]`` (or one ``obs[D]``, as a batch of one); ValueError on a wrong shape."""

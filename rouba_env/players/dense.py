@@ -6,10 +6,15 @@ logits that differ in the last bit when it is computed in a batch of 1, of
 256, or with two threads; a near-tie between two moves then flips, and the
 batched and the one-at-a-time tables play different games. Here each output
 ``out[b, j] = bias[j] + sum_k x[b, k] * weight[k, j]`` adds its terms in the
-order of ``k``, one rounding per multiply and per add, whatever the rows around
-it: a row's result depends on that row alone. The loops run in this thread
-(no BLAS threads to fight the engine for the cores), four rows at a time so
-that each weight row is loaded once for four of them.
+order of ``k``, one rounding per multiply and per add (no fused multiply-add),
+whatever the rows around it: a row's result depends on that row alone, and is
+the same on any machine with IEEE arithmetic. The loops run in the caller's
+thread, so no BLAS threads fight the engine for the cores.
+
+For speed the loops take four rows and four terms at a time: each weight row
+is loaded once for four rows, and each partial sum stays in a register for
+four terms, added in the same order as one term at a time. Terms that are
+zero in all four rows are skipped: adding a zero product changes no sum.
 """
 
 from __future__ import annotations
@@ -18,92 +23,80 @@ import numba
 import numpy as np
 
 ROWS_PER_PASS = 4
-"""Rows that share each pass over the weights (the arithmetic of a row is the same however they are grouped)."""
-NARROW_WIDTH = 16
-"""Layers with fewer outputs than this (a policy head, say) run `_narrow_dense_into`, vectorized over rows."""
-ROWS_PER_BLOCK = 64
-"""Rows a narrow layer transposes and sums at once (a block's work arrays stay in the first-level cache)."""
-
-
-@numba.njit(cache=True, nogil=True)
-def _dense_into(x, weight, bias, relu, out):
-    """``out[:] = x @ weight + bias`` (then ``max(., 0)`` with ``relu``), each sum taken in the order of ``k``.
-
-    float32 throughout: x[B, K], weight[K, J], bias[J], out[B, J]. A term whose four rows' inputs are all
-    zero adds nothing to any of them and is skipped (an observation is mostly zeros).
-    """
-    rows, inner = x.shape
-    width = weight.shape[1]
-    out[:] = np.float32(0.0)
-    start = 0
-    while start + ROWS_PER_PASS <= rows:
-        acc0, acc1, acc2, acc3 = out[start], out[start + 1], out[start + 2], out[start + 3]
-        for k in range(inner):
-            x0, x1, x2, x3 = x[start, k], x[start + 1, k], x[start + 2, k], x[start + 3, k]
-            if x0 == 0.0 and x1 == 0.0 and x2 == 0.0 and x3 == 0.0:
-                continue
-            row = weight[k]
-            for j in range(width):
-                w = row[j]
-                acc0[j] += x0 * w
-                acc1[j] += x1 * w
-                acc2[j] += x2 * w
-                acc3[j] += x3 * w
-        start += ROWS_PER_PASS
-    for b in range(start, rows):
-        acc = out[b]
-        for k in range(inner):
-            xk = x[b, k]
-            if xk == 0.0:
-                continue
-            row = weight[k]
-            for j in range(width):
-                acc[j] += xk * row[j]
-    zero = np.float32(0.0)
-    for b in range(rows):
-        acc = out[b]
-        for j in range(width):
-            value = acc[j] + bias[j]
-            acc[j] = zero if relu and not value > zero else value
-
-
-@numba.njit(cache=True, nogil=True)
-def _narrow_dense_into(x, weight, bias, relu, out):
-    """`_dense_into` for a layer of few outputs: the same sums in the same order of ``k``, computed for a
-    block of rows at once (rows transposed into columns), which vectorizes where a row's few outputs cannot."""
-    rows, inner = x.shape
-    width = weight.shape[1]
-    block = min(ROWS_PER_BLOCK, rows)
-    columns = np.empty((inner, block), np.float32)
-    sums = np.empty((width, block), np.float32)
-    zero = np.float32(0.0)
-    for start in range(0, rows, block):
-        count = min(block, rows - start)
-        for r in range(count):
-            for k in range(inner):
-                columns[k, r] = x[start + r, k]
-        sums[:, :count] = zero
-        for k in range(inner):
-            column = columns[k]
-            for j in range(width):
-                w = weight[k, j]
-                total = sums[j]
-                for r in range(count):
-                    total[r] += column[r] * w
-        for r in range(count):
-            row = out[start + r]
-            for j in range(width):
-                value = sums[j, r] + bias[j]
-                row[j] = zero if relu and not value > zero else value
+"""Rows that share each pass over the weights."""
+TERMS_PER_PASS = 4
+"""Terms of each sum added per pass over the outputs (in order: the result is that of one at a time)."""
 
 
 @numba.njit(cache=True, nogil=True)
 def dense_rows(x, weight, bias, relu, out):
-    """`dense` for compiled callers: the same kernels, chosen by the layer's width alone."""
-    if weight.shape[1] < NARROW_WIDTH:
-        _narrow_dense_into(x, weight, bias, relu, out)
-    else:
-        _dense_into(x, weight, bias, relu, out)
+    """``out[:] = x @ weight + bias`` (then ``max(., 0)`` with ``relu``), each sum taken in the order of ``k``.
+
+    float32 throughout: x[B, K], weight[K, J], bias[J], out[B, J] (C-contiguous rows). For compiled
+    callers; `dense` is the checked form. A term whose inputs are zero in every row of a pass adds
+    nothing and is left out (a network's inputs and its ReLU activations are mostly zeros).
+    """
+    rows, inner = x.shape
+    width = weight.shape[1]
+    zero = np.float32(0.0)
+    out[:] = zero
+    terms = np.empty(inner, np.int64)
+    start = 0
+    while start < rows:
+        block = min(ROWS_PER_PASS, rows - start)
+        used = 0
+        for k in range(inner):
+            for row in range(start, start + block):
+                if x[row, k] != zero:
+                    terms[used] = k
+                    used += 1
+                    break
+        grouped = used - used % TERMS_PER_PASS
+        if block == ROWS_PER_PASS:
+            a, b, c, d = out[start], out[start + 1], out[start + 2], out[start + 3]
+            for t in range(0, grouped, TERMS_PER_PASS):
+                k0, k1, k2, k3 = terms[t], terms[t + 1], terms[t + 2], terms[t + 3]
+                a0, a1, a2, a3 = x[start, k0], x[start, k1], x[start, k2], x[start, k3]
+                b0, b1, b2, b3 = x[start + 1, k0], x[start + 1, k1], x[start + 1, k2], x[start + 1, k3]
+                c0, c1, c2, c3 = x[start + 2, k0], x[start + 2, k1], x[start + 2, k2], x[start + 2, k3]
+                d0, d1, d2, d3 = x[start + 3, k0], x[start + 3, k1], x[start + 3, k2], x[start + 3, k3]
+                w0, w1, w2, w3 = weight[k0], weight[k1], weight[k2], weight[k3]
+                for j in range(width):
+                    v0, v1, v2, v3 = w0[j], w1[j], w2[j], w3[j]
+                    a[j] = (((a[j] + a0 * v0) + a1 * v1) + a2 * v2) + a3 * v3
+                    b[j] = (((b[j] + b0 * v0) + b1 * v1) + b2 * v2) + b3 * v3
+                    c[j] = (((c[j] + c0 * v0) + c1 * v1) + c2 * v2) + c3 * v3
+                    d[j] = (((d[j] + d0 * v0) + d1 * v1) + d2 * v2) + d3 * v3
+            for t in range(grouped, used):
+                k0 = terms[t]
+                a0, b0, c0, d0 = x[start, k0], x[start + 1, k0], x[start + 2, k0], x[start + 3, k0]
+                w0 = weight[k0]
+                for j in range(width):
+                    v0 = w0[j]
+                    a[j] += a0 * v0
+                    b[j] += b0 * v0
+                    c[j] += c0 * v0
+                    d[j] += d0 * v0
+        else:
+            for row in range(start, start + block):
+                a = out[row]
+                for t in range(0, grouped, TERMS_PER_PASS):
+                    k0, k1, k2, k3 = terms[t], terms[t + 1], terms[t + 2], terms[t + 3]
+                    a0, a1, a2, a3 = x[row, k0], x[row, k1], x[row, k2], x[row, k3]
+                    w0, w1, w2, w3 = weight[k0], weight[k1], weight[k2], weight[k3]
+                    for j in range(width):
+                        a[j] = (((a[j] + a0 * w0[j]) + a1 * w1[j]) + a2 * w2[j]) + a3 * w3[j]
+                for t in range(grouped, used):
+                    a0 = x[row, terms[t]]
+                    w0 = weight[terms[t]]
+                    for j in range(width):
+                        a[j] += a0 * w0[j]
+        start += block
+    for row in range(rows):
+        a = out[row]
+        for j in range(width):
+            value = a[j] + bias[j]
+            a[j] = zero if relu and not value > zero else value
 
 
 def dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, relu: bool = False,
@@ -118,6 +111,8 @@ def dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, rel
         raise ValueError(f"dense needs x[B, K] and weight[K, J], got shapes {x.shape} and {weight.shape}")
     width = weight.shape[1]
     bias = np.zeros(width, np.float32) if bias is None else np.ascontiguousarray(bias, dtype=np.float32)
+    if bias.shape != (width,):
+        raise ValueError(f"dense's bias must have {width} entries, got shape {bias.shape}")
     if out is None:
         out = np.empty((x.shape[0], width), np.float32)
     elif out.shape != (x.shape[0], width) or out.dtype != np.float32 or not out.flags.c_contiguous:
