@@ -20,7 +20,9 @@ and registering it in `SECTIONS`):
 
 Every figure is the median over ``--repeats`` runs; each run stops after its step
 budget or ``--time-limit`` seconds, whichever comes first. The process is pinned
-to one core and numba to one thread. The table is printed; ``--json PATH`` also writes the results.
+to one core unless ``--no-pin``; ``--load N`` keeps N other processes busy meanwhile (a shared
+machine). Nothing sets thread variables: what is measured is what a user gets. The table is
+printed; ``--json PATH`` also writes the results.
 
     rouba-benchmark                 # full run
     rouba-benchmark --quick         # smoke run, a few seconds
@@ -36,6 +38,7 @@ import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -388,6 +391,12 @@ def parse_args(argv=None, sections: dict[str, Callable] | None = None) -> argpar
     parser.add_argument("--players", type=int, default=2, help="table size")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and random actions")
     parser.add_argument("--cpu", type=int, default=None, help="core to pin to (default: the first allowed one)")
+    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
+                        help="pin this process to one core; --no-pin leaves it on every core, as a user's "
+                             "process runs (where the players' threads could fight the engine)")
+    parser.add_argument("--load", type=int, default=0,
+                        help="processes that keep a core busy while the sections run (0: none), to measure "
+                             "a shared machine")
     parser.add_argument("--json", type=Path, default=None,
                         help="also write the results (and the machine's details) to this JSON file "
                              "(default: print the table only)")
@@ -412,6 +421,9 @@ def parse_args(argv=None, sections: dict[str, Callable] | None = None) -> argpar
     return args
 
 
+MAX_LOAD = 64
+"""Most busy processes `--load` starts."""
+BUSY_LOOP = "while True: pass"
 MAX_BATCH_SIZE = 1 << 20
 """Most games one measurement steps together (about a kilobyte of state each)."""
 
@@ -432,6 +444,10 @@ def check_settings(args) -> str | None:
         return f"--players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {args.players}"
     if not 0 <= args.seed < DEAL_SEED_BOUND:
         return f"--seed must be in 0..{DEAL_SEED_BOUND - 1}, got {args.seed}"
+    if not 0 <= args.load <= MAX_LOAD:
+        return f"--load must be in 0..{MAX_LOAD} busy processes, got {args.load}"
+    if args.cpu is not None and not args.pin:
+        return "--cpu names the core to pin to: it cannot go with --no-pin"
     if args.cpu is not None and args.cpu < 0:
         return f"--cpu must be 0 or more, got {args.cpu}"
     if args.cpu is not None and hasattr(os, "sched_getaffinity") and args.cpu not in os.sched_getaffinity(0):
@@ -486,24 +502,35 @@ def main(argv=None, extra_sections: dict[str, Callable] | None = None) -> int:
         except OSError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-    pinned = pin_to_one_core(args.cpu)
+    pinned = pin_to_one_core(args.cpu) if args.pin else None
     names = args.only or list(sections)
+    where = f"pinned to cpu {pinned}" if pinned is not None else "not pinned (every core)"
+    which = "every section (--only picks some)" if args.only is None else "sections " + ", ".join(names)
+    print(f"[benchmark] {where}, {args.load} busy process(es) beside it; {which}"
+          + ("" if args.quick or args.only else ": several minutes, --quick for a smoke run"), file=sys.stderr, flush=True)
     started = time.perf_counter()
     results: dict[str, list[dict]] = {}
-    for name in names:
-        print(f"[benchmark] {name} ...", file=sys.stderr, flush=True)
-        results[name] = sections[name](args)
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(args.load)]
+    try:
+        for name in names:
+            print(f"[benchmark] {name} ...", file=sys.stderr, flush=True)
+            results[name] = sections[name](args)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
     settings = {k: v for k, v in vars(args).items() if k != "json"}
     data: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(pinned),
+        "machine": {**machine_info(pinned), "busy_processes": args.load},
         "settings": settings,
         "sections": {name: {"rows": rows} for name, rows in results.items()},
         "wall_seconds": time.perf_counter() - started,
     }
     print_table(results)
-    print(f"\n(pinned to cpu {pinned}, numpy {data['machine']['numpy']}, numba {data['machine']['numba']})")
+    print(f"\n({where}, {args.load} busy process(es), numpy {data['machine']['numpy']}, "
+          f"numba {data['machine']['numba']})")
     if args.json is not None:
         write_json_atomically(args.json, data)
         print(f"results: {args.json}")

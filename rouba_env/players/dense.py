@@ -26,6 +26,19 @@ ROWS_PER_PASS = 4
 """Rows that share each pass over the weights."""
 TERMS_PER_PASS = 4
 """Terms of each sum added per pass over the outputs (in order: the result is that of one at a time)."""
+LANES = 8
+"""float32 values per vector register (AVX): `padded_layer` rounds a narrow layer's width up to a multiple."""
+
+
+def padded_layer(weight: np.ndarray, bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(weight[K, J'], bias[J']) with zero columns added up to a multiple of `LANES` outputs.
+
+    The loops over a layer's outputs then run in whole vectors: a head of 10 outputs costs less as 16.
+    The real outputs are the first ``J``, their sums unchanged; the rest are zeros to be ignored.
+    """
+    extra = -weight.shape[1] % LANES
+    return (np.ascontiguousarray(np.pad(weight, ((0, 0), (0, extra))), dtype=np.float32),
+            np.ascontiguousarray(np.pad(bias, (0, extra)), dtype=np.float32))
 
 
 @numba.njit(cache=True, nogil=True)

@@ -29,7 +29,7 @@ from rouba_env.players.features import (
     repadding_index,
 )
 from rouba_env.checks import check_flag
-from rouba_env.players.dense import dense, dense_rows
+from rouba_env.players.dense import dense, dense_rows, padded_layer
 from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import (
     ALIAS_TABLE_SIZES,
@@ -130,7 +130,8 @@ class RankWeights(NamedTuple):
     mix_context: np.ndarray
     mix_bias: np.ndarray
     heads: np.ndarray
-    """Natural head then joker head, side by side: ``[token width, 2 * targets]``."""
+    """Natural head then joker head, side by side, zero columns after: ``[token width, 2 * targets + pad]``.
+    The narrow layers (heads, joker context, value) are padded (`padded_layer`): their first outputs count."""
     natural_bias: np.ndarray
     joker_context: np.ndarray
     joker_bias: np.ndarray
@@ -182,9 +183,9 @@ def _rank_forward(obs, first, second, context_index, weights, logits, values, fi
     pooled = np.empty((1, width), np.float32)
     mean = np.empty((1, width), np.float32)
     heads = np.empty((slots, weights.heads.shape[1]), np.float32)
-    joker = np.empty((1, targets), np.float32)
+    joker = np.empty((1, weights.joker_context.shape[1]), np.float32)
     value_in = np.empty((1, width + context.shape[1]), np.float32)
-    value = np.empty((1, 1), np.float32)
+    value = np.empty((1, weights.value.shape[1]), np.float32)
     no_bias = np.zeros(max(width, weights.heads.shape[1]), np.float32)
     for b in range(batch):
         extended[:size] = obs[b]
@@ -240,11 +241,13 @@ class RankNetwork:
         def linear(name: str) -> np.ndarray:
             return tensors[f"{name}.weight"].T.copy()
 
+        heads, _ = padded_layer(np.concatenate([linear("natural_head"), linear("joker_head")], axis=1),
+                                np.zeros(2 * len(tensors["natural_head.bias"]), np.float32))
         self.weights = RankWeights(
             linear("context"), tensors["context.bias"], linear("token"), linear("token_context"),
             tensors["token.bias"], linear("mix"), linear("mix_pool"), linear("mix_context"), tensors["mix.bias"],
-            np.concatenate([linear("natural_head"), linear("joker_head")], axis=1), tensors["natural_head.bias"],
-            linear("joker_context"), tensors["joker_head.bias"], linear("value_head"), tensors["value_head.bias"])
+            heads, tensors["natural_head.bias"], *padded_layer(linear("joker_context"), tensors["joker_head.bias"]),
+            *padded_layer(linear("value_head"), tensors["value_head.bias"]))
         first, second = rank_feature_index(max_players, version)
         self.context_index = rank_context_index(max_players, version)
         self.obs_size = int(max(first.max(), second.max(), self.context_index.max())) + 1

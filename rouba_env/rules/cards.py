@@ -32,6 +32,8 @@ def rank_of(card: int) -> int:
 
 RANK_OF_CARD = tuple(rank_of(card) for card in range(JOKER + 1))
 """``RANK_OF_CARD[card]`` is `rank_of(card)`: a lookup table for the hot loops that count ranks."""
+RANK_BYTES = bytes(RANK_OF_CARD) + bytes(256 - len(RANK_OF_CARD))
+"""``bytes(cards).translate(RANK_BYTES)``: the ranks of a list of card codes in one call."""
 
 
 def suit_of(card: int) -> int:

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rouba_env.checks import is_int
-from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, RANK_OF_CARD, rank_of
+from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, RANK_BYTES, RANK_OF_CARD, rank_of
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.seeding import DEAL_SEED_BOUND, shuffled_deck
 
@@ -177,13 +177,16 @@ def table_talk(state: GameState, mover: int, move: Move) -> tuple[list[int], int
     """
     kind, target = move
     n = state.config.num_players
-    ranks = RANK_OF_CARD
-    takeable = {ranks[card] for card in state.table if ranks[card] != JOKER_RANK}
+    takeable = set(bytes(state.table).translate(RANK_BYTES))
     tops = state.pile_tops
-    takeable.update(tops[(mover + offset) % n] for offset in range(1, n) if tops[(mover + offset) % n] != EMPTY_PILE)
+    for offset in range(1, n):
+        takeable.add(tops[(mover + offset) % n])
+    takeable.discard(EMPTY_PILE)
+    takeable.discard(JOKER_RANK)
     is_joker = kind >= JOKER_KIND_OFFSET
-    shown = None if is_joker and target == TARGET_DISCARD else shown_rank(kind)
-    return sorted(r for r in takeable if r != shown), (JOKER_RANK if is_joker else kind)
+    if not (is_joker and target == TARGET_DISCARD):
+        takeable.discard(shown_rank(kind))
+    return sorted(takeable), (JOKER_RANK if is_joker else kind)
 
 
 def _deal_hands(state: GameState) -> None:
@@ -232,9 +235,8 @@ def legal_moves(state: GameState) -> list[Move]:
     n = config.num_players
     take_all = config.take_all
     must_capture = config.must_capture
-    ranks = RANK_OF_CARD
-    hand_ranks = {ranks[card] for card in state.hands[mover]}
-    table_ranks = {ranks[card] for card in state.table}
+    hand_ranks = set(bytes(state.hands[mover]).translate(RANK_BYTES))
+    table_ranks = set(bytes(state.table).translate(RANK_BYTES))
     table_jokers = JOKER_RANK in table_ranks
     joker_in_hand = JOKER_RANK in hand_ranks
     # Targets every card has whatever its rank, in increasing order, then the pile targets per top rank.

@@ -5,7 +5,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from rouba_env.batched.game import VectorGame
-from rouba_env.players.dense import dense
+from rouba_env.players.dense import dense, padded_layer
 from rouba_env.players.network import RankNetwork, load_policy
 
 SHIPPED = ("2p", "2p-0.3", "mixed")
@@ -32,6 +32,15 @@ def test_dense_sums_each_output_in_order(rows, inner, width, relu):
     assert np.array_equal(got, sequential_reference(x, weight, bias, relu))
     alone = np.concatenate([dense(x[row:row + 1], weight, bias, relu=relu) for row in range(rows)])
     assert np.array_equal(got, alone)
+
+
+def test_padded_layers_keep_their_outputs():
+    rng = np.random.default_rng(5)
+    x, weight, bias = rng.standard_normal((5, 7)), rng.standard_normal((7, 10)), rng.standard_normal(10)
+    padded_weight, padded_bias = padded_layer(weight, bias)
+    assert padded_weight.shape == (7, 16) and padded_bias.shape == (16,)
+    out = dense(x, padded_weight, padded_bias)
+    assert np.array_equal(out[:, :10], dense(x, weight, bias)) and not out[:, 10:].any()
 
 
 def test_dense_refuses_mismatched_shapes():
@@ -100,8 +109,9 @@ def layer_by_layer(network: RankNetwork, obs: np.ndarray) -> tuple[np.ndarray, n
     mixed = np.maximum(mixed + row[:, None], np.float32(0.0))
     heads = dense(mixed.reshape(batch * slots, -1), w.heads).reshape(batch, slots, -1)[:, :-1]
     targets = w.natural_bias.shape[0]
-    joker = dense(mixed[:, -1], w.joker_context, w.joker_bias)
-    logits = np.concatenate([heads[:, :, :targets] + w.natural_bias, heads[:, :, targets:] + joker[:, None]], axis=1)
+    joker = dense(mixed[:, -1], w.joker_context, w.joker_bias)[:, :targets]
+    logits = np.concatenate([heads[:, :, :targets] + w.natural_bias,
+                             heads[:, :, targets:2 * targets] + joker[:, None]], axis=1)
     value_in = np.concatenate([slot_mean(mixed), context], axis=1)
     return logits.reshape(batch, -1), dense(value_in, w.value, w.value_bias)[:, 0]
 
