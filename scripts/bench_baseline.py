@@ -3,10 +3,16 @@
 
     python scripts/bench_baseline.py --ref 52bf126            # the check of a refactor: ratio >= 0.95
     python scripts/bench_baseline.py --ref v0.2.0 --repeats 9 --json scripts/results/baseline.json
+    python scripts/bench_baseline.py --ref 4c9bb8a --whole-process --json scripts/results/default_speed.json
 
 Each round runs one probe process per tree, pinned to the same core, the order
 swapped every round; rates are steps per second of the probe's own CPU time, so
 other work on a shared machine counts against neither side.
+
+``--whole-process`` also times what a user runs, as whole processes with nothing set: ``rouba-evaluate
+--players checkpoint:2p heuristic --games 2000`` for each tree, unpinned, while another process keeps
+one core busy (alternating, as above); and this tree's 4,000 games with ``--workers 1`` against
+``--workers 2`` on the otherwise idle machine.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from rouba_env.cli.benchmark import pin_to_one_core, print_table
@@ -85,6 +92,7 @@ def compare(args) -> list[dict]:
             return []
         subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
         trees = {"baseline": folder, "current": str(root)}
+        scratch = tempfile.mkdtemp(dir=folder)  # whole processes run here: their default files land in it
         runs: dict[str, list[dict]] = {name: [] for name in trees}
         steps, batch = args.env_steps, args.baseline_batch
         for round_index in range(args.repeats):
@@ -92,12 +100,13 @@ def compare(args) -> list[dict]:
             for name, tree in order:  # alternate who goes first, so that drifts of the machine cancel
                 environment = dict(os.environ, PYTHONPATH=tree)
                 probe = subprocess.run([sys.executable, "-c", BASELINE_PROBE, str(steps), str(batch), str(args.seed),
-                                        str(args.steps)],
-                                       capture_output=True, text=True, env=environment, cwd=tree, check=True)
+                                        str(args.steps)], capture_output=True, text=True, env=environment,
+                                       cwd=tree, check=True, preexec_fn=lambda: pin_to_one_core(None))
                 result = json.loads(probe.stdout.strip().splitlines()[-1])
                 if not result["source"].startswith(tree):
                     raise RuntimeError(f"the {name} probe imported rouba_env from {result['source']}, not {tree}")
                 runs[name].append(result)
+        extra = whole_processes(args, trees, scratch) if args.whole_process else []
     rows = []
     for measure, label in (("aec_wrapped", "rouba_env.env()"), ("vector", f"VectorGame B={batch}")):
         medians = {name: statistics.median(run[measure] for run in runs[name]) for name in trees}
@@ -105,7 +114,51 @@ def compare(args) -> list[dict]:
                      "baseline_steps_per_s": medians["baseline"], "ratio": medians["current"] / medians["baseline"],
                      "runs": [{"baseline": b[measure], "current": c[measure], "steps": steps}
                               for b, c in zip(runs["baseline"], runs["current"])]})
-    return rows
+    return rows + extra
+
+
+BUSY_LOOP = "while True: pass"
+WHOLE_PROCESS_EVALUATION = ["-m", "rouba_env", "evaluate", "--players", "checkpoint:2p", "heuristic"]
+
+
+def wall_seconds(command: list[str], tree: str, cwd: str) -> float:
+    """Wall seconds of ``python COMMAND`` with ``tree`` first on the path, run from ``cwd``."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, *command], env=dict(os.environ, PYTHONPATH=tree), cwd=cwd, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def whole_processes(args, trees: dict[str, str], scratch: str) -> list[dict]:
+    """`rouba-evaluate` of 2,000 games per tree under one busy core, and --workers 1 against 2 (this tree)."""
+    evaluation = WHOLE_PROCESS_EVALUATION + ["--games", "2000", "--seed", "11"]
+    for tree in trees.values():  # compile or load each tree's kernels outside the timing
+        wall_seconds(WHOLE_PROCESS_EVALUATION + ["--games", "20"], tree, scratch)
+    seconds: dict[str, list[float]] = {name: [] for name in trees}
+    for round_index in range(args.repeats):
+        busy = subprocess.Popen([sys.executable, "-c", BUSY_LOOP])
+        try:
+            order = list(trees.items()) if round_index % 2 == 0 else list(trees.items())[::-1]
+            for name, tree in order:
+                seconds[name].append(wall_seconds(evaluation, tree, scratch))
+        finally:
+            busy.kill()
+            busy.wait()
+    workers: dict[str, list[float]] = {"1": [], "2": []}
+    for _ in range(args.repeats):
+        for count in workers:
+            workers[count].append(wall_seconds(WHOLE_PROCESS_EVALUATION + ["--games", "4000", "--workers", count],
+                                               trees["current"], scratch))
+    medians = {name: statistics.median(values) for name, values in seconds.items()}
+    worker_medians = {count: statistics.median(values) for count, values in workers.items()}
+    return [
+        {"variant": f"rouba-evaluate 2000 games, one core busy: {args.baseline_ref} s / current s",
+         "steps_per_s": None, "seconds": medians["current"], "baseline_seconds": medians["baseline"],
+         "ratio": medians["baseline"] / medians["current"], "runs": seconds},
+        {"variant": "rouba-evaluate 4000 games, idle: --workers 2 s / --workers 1 s", "steps_per_s": None,
+         "seconds": worker_medians["2"], "baseline_seconds": worker_medians["1"],
+         "ratio": worker_medians["2"] / worker_medians["1"], "runs": workers},
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,11 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-batch", type=int, default=4096, help="VectorGame batch size")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and random actions")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    parser.add_argument("--whole-process", action="store_true",
+                        help="also time whole rouba-evaluate processes (module docstring)")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     args.baseline_ref = args.ref
-    pin_to_one_core(None)
     rows = compare(args)
     if not rows:
         return 2

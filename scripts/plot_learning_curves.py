@@ -17,28 +17,11 @@ always drawn. Needs matplotlib (the ``train`` extra).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
 
-from rouba_env.files import write_atomically
-
-PARITY = 0.5
-
-
-def run_curve(folder: Path, opponent: str) -> tuple[list[int], list[float], list[float], list[float]]:
-    """(learner steps, win rate, low, high) of a run folder's evaluations against ``opponent``."""
-    path = folder / "eval.csv"
-    if not path.is_file():
-        raise ValueError(f"{folder} has no eval.csv: not a finished or running training folder")
-    with path.open(newline="") as stream:
-        rows = [row for row in csv.DictReader(stream) if row["opponent"] == opponent]
-    if not rows:
-        raise ValueError(f"{path} has no evaluation against {opponent!r}")
-    columns = ("learner_steps", "win_rate", "win_low", "win_high")
-    steps, rate, low, high = ([float(row[name]) for row in rows] for name in columns)
-    return [int(s) for s in steps], rate, low, high
+from rouba_training.plots import PARITY, format_step_axis, pyplot, run_curve, save_figure
 
 
 def level(path: Path, opponent: str) -> tuple[str, float]:
@@ -77,29 +60,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(8, 4.5))
+    figure, axes = pyplot().subplots(figsize=(8, 4.5))
     for label, (steps, rate, low, high) in curves:
-        millions = [s / 1e6 for s in steps]
-        axes.plot(millions, rate, marker="o", markersize=3, label=label)
-        axes.fill_between(millions, low, high, alpha=0.15)
+        axes.plot(steps, rate, marker="o", markersize=3, label=label)
+        axes.fill_between(steps, low, high, alpha=0.15)
     axes.axhline(PARITY, color="black", linestyle="--", linewidth=1, label=f"{args.opponent} (parity)")
     for index, (player, rate) in enumerate(levels):
         axes.axhline(rate, color=f"C{len(curves) + index}", linestyle=":", linewidth=1.5,
                      label=f"{player} vs {args.opponent}: {rate:.1%}")
-    axes.set(xlabel="learner steps (millions)", ylabel=f"win rate vs {args.opponent} (95% interval)",
+    format_step_axis(axes)
+    axes.set(xlabel="learner steps", ylabel=f"win rate vs {args.opponent} (95% interval)",
              title=args.title or f"Learning curves against {args.opponent} (2 players, duplicate deals)")
     axes.grid(alpha=0.3)
     axes.legend(fontsize="small", loc="lower right")
     figure.tight_layout()
-    try:
-        write_atomically(args.out, lambda temp: figure.savefig(temp, dpi=110, format="png"))
-    finally:
-        plt.close(figure)
+    save_figure(figure, args.out)
     print(f"wrote {args.out}")
     return 0
 

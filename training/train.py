@@ -10,7 +10,6 @@ returns; checkpoints also come every ``checkpoint_interval`` updates and every
 from __future__ import annotations
 
 import contextlib
-import csv
 import json
 import signal
 import sys
@@ -31,10 +30,10 @@ from rouba_training.config import TrainConfig
 from rouba_training.network import ActorCritic, make_network, save_policy
 from rouba_training.opponents import OpponentPool
 from rouba_training.periodic_evaluation import evaluate_network
+from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import ppo_update
 from rouba_training.rollout import SelfPlayGames, merge
 from rouba_training.run_folder import (
-    CURVE_FILE,
     EVAL_FILE,
     FINAL_EVAL_FILE,
     METRICS_FILE,
@@ -62,59 +61,6 @@ SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "r
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """Exit codes of a run stopped by a signal (128 + the signal number), after its checkpoint is written."""
-
-
-def plot_learning_curve(run_dir: Path) -> Path | None:
-    """learning_curve.png: evaluation win rates (with intervals) and training reward against learner steps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    eval_path, metrics_path = run_dir / EVAL_FILE, run_dir / METRICS_FILE
-    if not metrics_path.exists():
-        return None
-    rows = []
-    if eval_path.exists():
-        with eval_path.open(newline="") as stream:
-            rows = list(csv.DictReader(stream))
-    solved = [r for r in rows if r.get("nash_conv")]
-    figure, axes = plt.subplots(1, 3 if solved else 2, figsize=(16 if solved else 11, 4))
-    left, right = axes[0], axes[1]
-    if rows:
-        for opponent in dict.fromkeys(r["opponent"] for r in rows):
-            mine = [r for r in rows if r["opponent"] == opponent]
-            x = [int(r["learner_steps"]) for r in mine]
-            left.plot(x, [float(r["win_rate"]) for r in mine], marker="o", label=f"vs {opponent}")
-            left.fill_between(x, [float(r["win_low"]) for r in mine], [float(r["win_high"]) for r in mine], alpha=0.2)
-    left.axhline(0.5, color="grey", linestyle="--", linewidth=1)
-    left.set(xlabel="learner steps", ylabel="win rate (95% interval)", title="Evaluation (duplicate deals)", ylim=(0, 1))
-    if left.get_legend_handles_labels()[0]:
-        left.legend(fontsize="small")
-    with metrics_path.open(newline="") as stream:
-        metrics = list(csv.DictReader(stream))
-    right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics])
-    right.set(xlabel="learner steps", ylabel="mean final training reward", title="Training games (mixed opponents)")
-    if solved:
-        measured = {int(r["update"]): (int(r["learner_steps"]), float(r["nash_conv"])) for r in solved}
-        steps, values = zip(*(measured[update] for update in sorted(measured)))
-        axes[2].plot(steps, values, marker="o")
-        axes[2].set(xlabel="learner steps", ylabel="NashConv (0: an equilibrium)", ylim=(0, None),
-                    title="Exact exploitability of the sampling policy")
-    from matplotlib.ticker import EngFormatter, MaxNLocator
-
-    for axis in axes:  # 1.5M, not 1500000: tick labels that never run together
-        axis.xaxis.set_major_formatter(EngFormatter(sep=""))
-        axis.xaxis.set_major_locator(MaxNLocator(nbins=5))
-    figure.tight_layout()
-    path = run_dir / CURVE_FILE
-    try:
-        write_atomically(path, lambda temp: figure.savefig(temp, dpi=110, format="png"))
-    finally:
-        plt.close(figure)
-    return path
-
-
 
 
 @contextlib.contextmanager
