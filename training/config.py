@@ -57,6 +57,8 @@ NOT_RESUMED = ("device",)
 (a run started on a GPU resumes on the CPU unless ``--device`` says otherwise)."""
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
 """Where a best-response probe goes unless run_dir is given."""
+EVERY_SEAT_MODES = ("auto", "on", "off")
+"""Values of `TrainConfig.every_seat`."""
 HELP = "help"
 """Field metadata key of a setting's help text."""
 
@@ -123,6 +125,11 @@ class TrainConfig:
         "that learns faster), lead (own score minus the best other's: the same with 2 players; at 3+ it "
         'rewards beating the leader) or outcome (+1/0/-1). Evaluation always reports win rates.')
     self_play_weight: float = setting(0.25, 'Share of games whose other seats are played by the current policy.')
+    every_seat: str = setting(
+        "auto",
+        "Train on every seat's decisions in games against the current policy, each with its own seat's reward "
+        "(twice the data per game at 2 players): on, off, or auto (on when every game is such a game, "
+        "self_play_weight the only weight above 0).")
     past_self_weight: float = setting(0.15, 'Share of games against a snapshot of an earlier self from the pool.')
     scripted_weight: float = setting(0.6, 'Share of games against a scripted player from scripted_opponents.')
     scripted_opponents: tuple[str, ...] = setting(
@@ -198,6 +205,8 @@ class TrainConfig:
             raise ValueError("scripted_weight > 0 needs at least one scripted_opponents spec")
         if self.architecture not in ("mlp", "rank"):
             raise ValueError(f"architecture must be mlp or rank, got {self.architecture!r}")
+        if self.every_seat not in EVERY_SEAT_MODES:
+            raise ValueError(f"every_seat must be one of {', '.join(EVERY_SEAT_MODES)}, got {self.every_seat!r}")
         if self.critic not in ("shared", "privileged"):
             raise ValueError(f"critic must be shared or privileged, got {self.critic!r}")
         if self.architecture == "rank" and len(self.hidden_sizes) != 2:
@@ -235,6 +244,12 @@ class TrainConfig:
             self.total_steps = self.best_response_steps
         if self.run_dir == defaults["run_dir"]:
             self.run_dir = BEST_RESPONSE_RUN_DIR
+
+    @property
+    def records_every_seat(self) -> bool:
+        """Whether self-play games are trained on at every seat (`every_seat`, with ``auto`` resolved)."""
+        pure_self_play = self.self_play_weight > 0 and self.past_self_weight == 0 and self.scripted_weight == 0
+        return self.every_seat == "on" or (self.every_seat == "auto" and pure_self_play)
 
     @property
     def padded_players(self) -> int:

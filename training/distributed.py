@@ -101,7 +101,7 @@ class RolloutWorker:
         self.generator.manual_seed(int(seeds[-1]))
         self.runners = [
             SelfPlayGames(rules, table_index, slots, int(seeds[table_index]), self.max_players, self.config.reward,
-                        self.pool, rng)
+                          self.pool, rng, self.config.records_every_seat)
             for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))
         ]
 

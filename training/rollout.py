@@ -1,4 +1,4 @@
-"""Rollout collection on the batched table, keeping only the learner's own turns.
+"""Rollout collection on the batched table: the learner's turns, and in self-play every seat's.
 
 Each game slot of a `VectorTable` has a learner seat (drawn per game) and an
 opponent (drawn per game from the `OpponentPool`) that plays every other seat.
@@ -6,8 +6,11 @@ The learner's network plays the open seats: the learner's own, and every
 other seat where the opponent is its current self. Scripted players and
 snapshots are seated at the table, which plays them in batch until an open
 seat must act. So each round is one network decision per slot and the seated
-opponents' replies; only the learner's turns are recorded. A game's result is
-credited to the learner's seat on the round it ends, whoever made the last move.
+opponents' replies. The learner's turns are recorded; with ``every_seat``, so
+are the other seats' turns of a game against its current self (the same
+network, so they are on-policy data too). Each seat's turns form their own
+sequence, credited with that seat's final reward on the round the game ends,
+whoever made the last move.
 
 Phase 1 runs ``rollout_steps`` rounds. Phase 2 keeps playing rounds until
 every game with recorded turns has ended (recording nothing new), so
@@ -54,8 +57,10 @@ class SelfPlayGames:
     """
 
     def __init__(self, rules: RulesConfig, table_index: int, num_envs: int, seed: int, max_players: int,
-                 reward: str, pool: OpponentPool, rng: np.random.Generator):
+                 reward: str, pool: OpponentPool, rng: np.random.Generator, every_seat: bool = False):
         self.rules = rules
+        self.every_seat = every_seat
+        """Record every seat's turns in games against the current self (else the learner seat's only)."""
         self.table_index = table_index
         self.moves = 0
         """Moves played so far, by every seat."""
@@ -106,7 +111,10 @@ class SelfPlayGames:
         table = self.table
         table.play_seated(self.rng)  # the seated opponents move until the network's seat is to act
         obs, mask = table.obs, table.mask
-        recorded = (table.current == self.learner_seat) & record
+        acting = table.current
+        recorded = (acting == self.learner_seat) & record
+        if self.every_seat:
+            recorded |= (self.opponent == CURRENT_SELF) & record
         hidden = None
         if needs_hidden(network):  # every slot has a live game and an open seat to act
             hidden = table.game.hidden(self._slots, table.current)
@@ -121,6 +129,7 @@ class SelfPlayGames:
         actions = chosen.cpu().numpy()
         step = {
             "recorded": recorded,
+            "acting": acting.copy(),
             "values": np.where(recorded, values.cpu().numpy(), 0.0).astype(np.float32),
             "obs": obs[recorded],
             "mask": mask[recorded],
@@ -133,12 +142,13 @@ class SelfPlayGames:
         ended = np.union1d(ended, table.play_seated(self.rng))
         done = np.zeros(len(self._slots), dtype=bool)
         done[ended] = True
-        rewards = np.zeros(len(self._slots), dtype=np.float32)
+        seat_rewards = np.zeros((len(self._slots), self.rules.num_players), dtype=np.float32)
         if len(ended):
-            rewards[ended] = table.final_rewards(ended)[np.arange(len(ended)), self.learner_seat[ended]]
+            seat_rewards[ended] = table.final_rewards(ended)
+        learner_rewards = seat_rewards[self._slots, self.learner_seat]
         step["dones"] = done
-        step["rewards"] = rewards
-        step["finished_rewards"] = rewards[done & self.episode_open].tolist()
+        step["rewards"] = seat_rewards
+        step["finished_rewards"] = learner_rewards[done & self.episode_open].tolist()
         self.episode_open &= ~done
         if len(ended):
             self._new_games(ended)
@@ -157,12 +167,7 @@ class SelfPlayGames:
         while self.episode_open.any():
             steps.append(self.step(network, device, generator, record))
             record &= self.episode_open
-        recorded = np.stack([s["recorded"] for s in steps])
-        values = np.stack([s["values"] for s in steps])
-        rewards = np.stack([s["rewards"] for s in steps])
-        dones = np.stack([s["dones"] for s in steps])
-        advantages = gae(values, recorded, rewards, dones, gamma, gae_lambda)
-        flat = recorded.nonzero()
+        advantages, values, flat = seat_advantages(steps, self.rules.num_players, gamma, gae_lambda)
         finished = [r for s in steps for r in s["finished_rewards"]]
         return Batch(
             obs=np.concatenate([s["obs"] for s in steps]),
@@ -177,6 +182,27 @@ class SelfPlayGames:
             engine_steps=self.moves - moves_before,
             hidden=None if steps[0]["hidden"] is None else np.concatenate([s["hidden"] for s in steps]),
         )
+
+
+def seat_advantages(steps: list[dict], num_players: int, gamma: float,
+                    gae_lambda: float) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """(advantages[T, B], values[T, B], the recorded (round, slot) pairs in batch order) of a rollout.
+
+    Each seat's recorded turns of a slot form one sequence for `gae`, with that seat's final reward:
+    the rounds ``[T, B]`` are spread into ``[T, B * seats]``, one column per (slot, seat).
+    """
+    recorded = np.stack([s["recorded"] for s in steps])
+    acting = np.stack([s["acting"] for s in steps])
+    values = np.stack([s["values"] for s in steps])
+    rewards = np.stack([s["rewards"] for s in steps])  # [T, B, seats]
+    dones = np.stack([s["dones"] for s in steps])
+    rounds, slots = recorded.shape
+    seat_of = np.arange(num_players)
+    by_seat = recorded[:, :, None] & (acting[:, :, None] == seat_of)
+    spread = gae(np.where(by_seat, values[:, :, None], 0.0).reshape(rounds, -1), by_seat.reshape(rounds, -1),
+                 rewards.reshape(rounds, -1), np.repeat(dones, num_players, axis=1), gamma, gae_lambda)
+    advantages = np.where(by_seat, spread.reshape(rounds, slots, num_players), 0.0).sum(axis=2)
+    return advantages.astype(np.float32), values, recorded.nonzero()
 
 
 def needs_hidden(network: torch.nn.Module) -> bool:

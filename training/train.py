@@ -175,7 +175,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     else:
         runners = [
             SelfPlayGames(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + update, max_players,
-                          config.reward, pool, rng)
+                          config.reward, pool, rng, config.records_every_seat)
             for index, rules in enumerate(tables)
         ]
 
