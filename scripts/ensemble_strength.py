@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """How strong several networks are together: each move is the argmax of their summed log-probabilities.
 
-    OPENBLAS_NUM_THREADS=1 python scripts/ensemble_strength.py --networks 2p 2p-0.3 \
+    python scripts/ensemble_strength.py --networks 2p 2p-0.3 \
         --opponent heuristic --games 4000 --seed 0 --json scripts/results/ensemble_2p_vs_heuristic.json
 
 A check on whether the networks' errors differ enough that voting moves them past what each reaches

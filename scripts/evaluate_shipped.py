@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """The shipped checkpoints' table in docs/training.md, measured again: every cell one `rouba-evaluate` run.
 
-    OPENBLAS_NUM_THREADS=1 python scripts/evaluate_shipped.py             # the table (a minute or two)
-    OPENBLAS_NUM_THREADS=1 python scripts/evaluate_shipped.py --expert    # also 2p against expert (minutes)
+    python scripts/evaluate_shipped.py             # the table (a minute or two)
+    python scripts/evaluate_shipped.py --expert    # also 2p against expert (minutes)
 
 Duplicate deals with seed 0, the checkpoint alone against n-1 copies of the opponent. Each cell's
 `rouba-evaluate` JSON goes to ``--out`` (``CHECKPOINT_NPp_vs_OPPONENT.json``), then the table is printed
