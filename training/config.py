@@ -41,6 +41,12 @@ LIMITS = {
     "vf_coef": (0, 100),
     "max_grad_norm": (0, 10**6),
     "hand_coef": (0, 100),
+    "learning_rate_floor": (0, 10),
+    "schedule_power": (0, 10),
+    "magnet_coef": (0, 100),
+    "magnet_interval": (1, 10**9),
+    "mirror_coef": (0, 1000),
+    "weight_average": (0, 0.999999),
 }
 """Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
 
@@ -57,6 +63,10 @@ NOT_RESUMED = ("device",)
 (a run started on a GPU resumes on the CPU unless ``--device`` says otherwise)."""
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
 """Where a best-response probe goes unless run_dir is given."""
+SCHEDULES = ("constant", "linear", "power")
+"""How a coefficient moves over a run (`rouba_training.regularizers.scheduled`)."""
+MAGNETS = ("none", "uniform", "ema", "snapshot")
+"""What the magnet KL pulls the policy towards (``none``: no magnet term)."""
 EVERY_SEAT_MODES = ("auto", "on", "off")
 """Values of `TrainConfig.every_seat`."""
 HELP = "help"
@@ -92,7 +102,31 @@ class TrainConfig:
         28,
         "Rounds collected per update, before the open games are played to their end: in a round the "
         "learner's network decides once in every game and the seated opponents reply.")
-    learning_rate: float = setting(1e-3, 'Adam step size, annealed linearly to zero over the run.')
+    learning_rate: float = setting(
+        1e-3, 'Adam step size at the start; learning_rate_schedule says how it moves (by default linearly to '
+        'learning_rate_floor, 0, over the run).')
+    learning_rate_schedule: str = setting(
+        "linear", "How the learning rate moves: constant, linear (to learning_rate_floor at total_steps; a run "
+        "carried on to more steps continues from where it is) or power (learning_rate * (1 + update)^-"
+        "schedule_power, never below the floor).")
+    learning_rate_floor: float = setting(0.0, 'The lowest learning rate a schedule reaches.')
+    schedule_power: float = setting(0.5, 'Exponent of the power schedules (learning rate and KL weights).')
+    magnet: str = setting(
+        "none",
+        "Regularized self-play (magnetic mirror descent): the policy the magnet KL pulls towards: none, uniform "
+        "(the uniform policy over the legal moves: an entropy bonus in KL form), ema (the moving average of the "
+        "weights, weight_average) or snapshot (the network as it was, refreshed every magnet_interval updates).")
+    magnet_coef: float = setting(0.0, 'Weight of KL(policy || magnet), exact over the legal moves.')
+    magnet_schedule: str = setting("constant", 'How magnet_coef moves: constant, linear (to 0) or power.')
+    magnet_interval: int = setting(50, 'Updates between refreshes of a snapshot magnet.')
+    mirror_coef: float = setting(
+        0.0, "Weight of KL(policy || the policy that collected the batch), exact over the legal moves (the "
+        "mirror-descent step; 1 / step size).")
+    mirror_schedule: str = setting("constant", 'How mirror_coef moves: constant, linear (to 0) or power.')
+    weight_average: float = setting(
+        0.0, 'Decay of an exponential moving average of the weights, updated after every update (0: none).')
+    play_average: bool = setting(
+        False, 'Evaluate and export the moving average of the weights (weight_average) as the policy.')
     gamma: float = setting(1.0, 'Discount; games are short and only their result counts.')
     gae_lambda: float = setting(0.95, "GAE's bias/variance trade-off.")
     update_epochs: int = setting(4, 'Passes over each batch.')
@@ -205,6 +239,20 @@ class TrainConfig:
             raise ValueError("scripted_weight > 0 needs at least one scripted_opponents spec")
         if self.architecture not in ("mlp", "rank"):
             raise ValueError(f"architecture must be mlp or rank, got {self.architecture!r}")
+        for name in ("learning_rate_schedule", "magnet_schedule", "mirror_schedule"):
+            if getattr(self, name) not in SCHEDULES:
+                raise ValueError(f"{name} must be one of {', '.join(SCHEDULES)}, got {getattr(self, name)!r}")
+        if self.magnet not in MAGNETS:
+            raise ValueError(f"magnet must be one of {', '.join(MAGNETS)}, got {self.magnet!r}")
+        if (self.magnet == "none") != (self.magnet_coef == 0):
+            raise ValueError(f"magnet={self.magnet!r} with magnet_coef={self.magnet_coef}: a magnet needs a weight "
+                             f"above 0, and a weight needs a magnet (uniform, ema or snapshot)")
+        if (self.magnet == "ema" or self.play_average) and self.weight_average == 0:
+            raise ValueError("magnet ema and play_average use the moving average of the weights: set "
+                             "weight_average (its decay, e.g. 0.99)")
+        if self.learning_rate_floor > self.learning_rate:
+            raise ValueError(f"learning_rate_floor={self.learning_rate_floor} is above learning_rate="
+                             f"{self.learning_rate}")
         if self.every_seat not in EVERY_SEAT_MODES:
             raise ValueError(f"every_seat must be one of {', '.join(EVERY_SEAT_MODES)}, got {self.every_seat!r}")
         if self.critic not in ("shared", "privileged"):

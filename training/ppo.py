@@ -104,17 +104,49 @@ def ppo_loss(new_log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages:
 
 LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss")
 """Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
+REGULARIZER_STATS = ("magnet_kl", "mirror_kl")
+"""What `ppo_update` adds to them when the update is regularized."""
+
+
+@dataclass
+class Regularization:
+    """This update's KL terms (`rouba_training.regularizers`): their weights and the magnet's network
+    (None: the uniform policy over the legal actions). A weight of 0 leaves its term out."""
+
+    magnet_coef: float = 0.0
+    mirror_coef: float = 0.0
+    magnet: torch.nn.Module | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.magnet_coef > 0 or self.mirror_coef > 0
+
+
+@torch.no_grad()
+def whole_log_probs(network: torch.nn.Module, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """[B, A]: a frozen pass of ``network``'s masked log-probabilities over every action, in minibatch-sized
+    chunks (a privileged critic's actor reads the observation only)."""
+    from rouba_training.network import playing_network
+
+    actor = playing_network(network)
+    parts = [MaskedCategorical(actor(obs[start:start + 8192])[0], mask[start:start + 8192]).log_probs
+             for start in range(0, len(obs), 8192)]
+    return torch.cat(parts) if parts else torch.zeros(mask.shape, device=mask.device)
 
 
 def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch, config,
-               generator: torch.Generator, device: torch.device, update: int) -> dict[str, float]:
+               generator: torch.Generator, device: torch.device, update: int,
+               regularization: Regularization | None = None) -> dict[str, float]:
     """One PPO update on a collected batch: ``config.update_epochs`` passes of minibatch gradient steps.
 
     ``batch`` is a `rouba_training.rollout.Batch`; ``config`` a `rouba_training.config.TrainConfig`
     (its clip, loss weights, minibatch size, epochs and gradient clip are used).
-    Both trainers (single-process and Ray) call this, so their PPO maths is one.
-    Returns the mean of each of `LOSS_STATS` over the gradient steps.
+    Both trainers (single-process and Ray) call this, so their PPO maths is one. ``regularization`` adds
+    the exact KL terms to a magnet and to the collecting policy (the network as it is when called).
+    Returns the mean of each of `LOSS_STATS` (and, regularized, `REGULARIZER_STATS`) over the gradient steps.
     """
+    from rouba_training.regularizers import kl_over_legal, uniform_log_probs
+
     network.train()
     to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
     obs, mask, actions = to_tensor(batch.obs), to_tensor(batch.mask), to_tensor(batch.actions)
@@ -124,7 +156,13 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     minibatches = max(1, round(size / config.minibatch_size))
-    stats: dict[str, list[float]] = {name: [] for name in LOSS_STATS}
+    regularized = regularization is not None and regularization.active
+    stats: dict[str, list[float]] = {name: [] for name in LOSS_STATS + (REGULARIZER_STATS if regularized else ())}
+    if regularized:
+        legal = mask.bool()
+        collecting = whole_log_probs(network, obs, legal) if regularization.mirror_coef > 0 else None
+        magnet = (None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
+                  if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal))
     for _ in range(config.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)
         for rows in torch.tensor_split(order, minibatches):
@@ -143,6 +181,15 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], advantages[rows], values,
                             returns[rows], dist.entropy(), config.clip_coef, config.vf_coef, config.ent_coef)
             total = loss.total if hand_loss is None else loss.total + config.hand_coef * hand_loss
+            if regularized:
+                rows_legal = dist.mask
+                magnet_kl = (kl_over_legal(dist.log_probs, magnet[rows], rows_legal).mean() if magnet is not None
+                             else torch.zeros((), device=device))
+                mirror_kl = (kl_over_legal(dist.log_probs, collecting[rows], rows_legal).mean()
+                             if collecting is not None else torch.zeros((), device=device))
+                total = total + regularization.magnet_coef * magnet_kl + regularization.mirror_coef * mirror_kl
+                stats["magnet_kl"].append(magnet_kl.item())
+                stats["mirror_kl"].append(mirror_kl.item())
             if not torch.isfinite(total):
                 raise RuntimeError(f"the loss became {float(total)} at update {update}; "
                                    f"lower --learning-rate or check the run's settings")

@@ -10,6 +10,7 @@ returns; checkpoints also come every ``checkpoint_interval`` updates and every
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import signal
 import sys
@@ -31,7 +32,8 @@ from rouba_training.network import ActorCritic, make_network, save_policy
 from rouba_training.opponents import OpponentPool
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.plots import plot_learning_curve
-from rouba_training.ppo import ppo_update
+from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
+from rouba_training.regularizers import WeightAverage, scheduled
 from rouba_training.rollout import SelfPlayGames, merge
 from rouba_training.run_folder import (
     EVAL_FILE,
@@ -53,7 +55,7 @@ from rouba_training.run_folder import (
 METRIC_FIELDS = [
     "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",
     "learning_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
-    "train_reward", "pool_size", "hand_loss",
+    "train_reward", "pool_size", "hand_loss", "magnet_kl", "mirror_kl",
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score", "kind", "nash_conv"]
@@ -143,6 +145,9 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),
                         config.pool_size)
+    average = WeightAverage(network, config.weight_average) if config.weight_average else None
+    """The moving average of the weights: evaluated and exported with play_average, the magnet with magnet ema."""
+    snapshot_magnet = copy.deepcopy(network).eval() if config.magnet == "snapshot" else None
 
     learner_steps, engine_steps, games, update, elapsed = 0, 0, 0, 0, 0.0
     latest_eval: list[dict] = []
@@ -156,6 +161,11 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             network.load_state_dict(saved["network"])
             optimizer.load_state_dict(saved["optimizer"])
             pool.load_state_dict(saved["pool"], network)
+            if average is not None:  # a run that had none before starts its average from the weights now
+                average.load_state_dict(saved.get("weight_average", average.state_dict() | {
+                    "network": saved["network"]}))
+            if snapshot_magnet is not None:
+                snapshot_magnet.load_state_dict(saved.get("snapshot_magnet", saved["network"]))
             rng.bit_generator.state = saved["numpy_rng"]
             torch.set_rng_state(saved["torch_rng"])
             generator.set_state(saved["generator"])
@@ -199,19 +209,38 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             "games": games, "update": update, "seconds": float(elapsed), "numpy_rng": rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "generator": generator.get_state(),
             "observation_version": OBSERVATION_VERSION, "latest_eval": latest_eval,
+            **({"weight_average": average.state_dict()} if average is not None else {}),
+            **({"snapshot_magnet": snapshot_magnet.state_dict()} if snapshot_magnet is not None else {}),
         })
-        save_policy(run_dir / POLICY_DIR, network, tables[0], max_players, extra={
+        save_policy(run_dir / POLICY_DIR, played(), tables[0], max_players, extra={
             "learner_steps": learner_steps, "update": update, "command": command,
             "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
             "evaluation": latest_eval,
         })
 
     if resume and policy_update(run_dir) != update:
-        save_policy(run_dir / POLICY_DIR, network, tables[0], max_players, extra={
+        save_policy(run_dir / POLICY_DIR, played(), tables[0], max_players, extra={
             "learner_steps": learner_steps, "update": update, "command": command,
             "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
             "evaluation": latest_eval,
         })
+
+    def played() -> torch.nn.Module:
+        """The network that is evaluated and exported: the moving average with play_average, else the learner."""
+        return average.network if config.play_average else network
+
+    def regularization() -> Regularization | None:
+        """This update's KL terms, their weights on their schedules."""
+        if config.magnet == "none" and config.mirror_coef == 0:
+            return None
+        progress = learner_steps / config.total_steps
+        magnet = {"ema": average.network if average else None, "snapshot": snapshot_magnet}.get(config.magnet)
+        return Regularization(
+            magnet_coef=scheduled(config.magnet_schedule, config.magnet_coef, progress, update,
+                                  power=config.schedule_power),
+            mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, update,
+                                  power=config.schedule_power),
+            magnet=magnet)
 
     trees = {rules: solvable_tree(rules, config.reward) for rules in tables}
     """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
@@ -219,7 +248,7 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     def run_evaluation(games_per_opponent: int, kind: str) -> list[dict]:
         rows = []
         for rules in tables:
-            for row in evaluate_network(network, rules, max_players, config.eval_opponents, games_per_opponent,
+            for row in evaluate_network(played(), rules, max_players, config.eval_opponents, games_per_opponent,
                                         tree=trees[rules]):
                 row = {"update": update, "learner_steps": learner_steps, **row, "kind": kind}
                 if len(tables) > 1:
@@ -240,13 +269,18 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     with stop_on_signals() as received:
         while learner_steps < config.total_steps and not received:
             started = time.perf_counter()
-            fraction_left = 1.0 - learner_steps / config.total_steps
             for group in optimizer.param_groups:
-                group["lr"] = config.learning_rate * fraction_left
+                group["lr"] = scheduled(config.learning_rate_schedule, config.learning_rate,
+                                        learner_steps / config.total_steps, update, config.learning_rate_floor,
+                                        config.schedule_power)
 
             network.eval()
             batch = collect(network)
-            stats = ppo_update(network, optimizer, batch, config, generator, device, update + 1)
+            stats = ppo_update(network, optimizer, batch, config, generator, device, update + 1, regularization())
+            if average is not None:
+                average.update(network)
+            if snapshot_magnet is not None and (update + 1) % config.magnet_interval == 0:
+                snapshot_magnet.load_state_dict(network.state_dict())
             size = len(batch.actions)
 
             update += 1
@@ -259,10 +293,11 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
                 "update": update, "learner_steps": learner_steps, "engine_steps": engine_steps, "games": games,
                 "seconds": round(elapsed, 2), "steps_per_second": round(size / seconds, 1),
                 "learning_rate": optimizer.param_groups[0]["lr"],
-                **stats,
+                **{name: stats[name] for name in LOSS_STATS},
                 "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
                 "pool_size": len(pool.snapshots),
             }
+            row.update({name: stats.get(name, 0.0) for name in REGULARIZER_STATS})
             append_rows(run_dir / METRICS_FILE, METRIC_FIELDS, [row])
             for name in METRIC_FIELDS[5:]:
                 writer.add_scalar(f"train/{name}", row[name], learner_steps)
