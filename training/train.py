@@ -301,11 +301,9 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             append_rows(run_dir / METRICS_FILE, METRIC_FIELDS, [row])
             for name in METRIC_FIELDS[5:]:
                 writer.add_scalar(f"train/{name}", row[name], learner_steps)
-            if learner_steps > bar.total:  # the last update runs past total_steps: the bar says so
-                bar.total = learner_steps
-            bar.update(size)
+            bar.update(min(size, bar.total - bar.n))  # the last update runs past total_steps: the bar stops there
             bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
-                            kl=f"{row['approx_kl']:.3f}")
+                            kl=f"{row['approx_kl']:.3f}", steps=learner_steps)
 
             if update % config.snapshot_interval == 0:
                 pool.add_snapshot(network, learner_steps)

@@ -84,12 +84,20 @@ def choose_move(state) -> engine.Move | None:
         print(f"please type a number from 1 to {len(moves)} (or q to quit)")
 
 
+WEB_ONLY_OPTIONS = ("--port", "--host", "--replays", "--save-games")
+"""Options of browser play (`rouba_env.web.server`), which the terminal game does not take."""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if "--web" in argv:  # browser play: the web server parses the other options
         from rouba_env.web.server import main as web_main
 
         return web_main([arg for arg in argv if arg != "--web"])
+    web_only = sorted({arg.split("=")[0] for arg in argv} & set(WEB_ONLY_OPTIONS))
+    if web_only:
+        return fail(f"{', '.join(web_only)} go{'es' if len(web_only) == 1 else ''} with --web (browser play): "
+                    f"rouba-play --web {' '.join(web_only)} ...")
     args = parse_args(argv)
     try:
         if len(args.opponents) > MAX_PLAYERS - 1:

@@ -29,7 +29,9 @@ def import_ray():
     try:
         import ray
     except ImportError:
-        raise RuntimeError('--ray needs Ray: pip install -e ".[ray]"') from None
+        from rouba_env.extras import install_hint
+
+        raise RuntimeError(f"--ray needs Ray: {install_hint('ray')}") from None
     return ray
 
 

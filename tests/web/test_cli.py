@@ -90,3 +90,22 @@ def test_a_preselection_the_page_could_not_use_is_refused_before_serving(flags, 
     err = capsys.readouterr().err
     assert err.startswith("error: --opponents/--rules/--seat/--seed preselect a game the page could not start: ")
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, named", [(["--port", "8080"], "--port goes"),
+                                         (["--host=0.0.0.0", "--replays", "x"], "--host, --replays go")])
+def test_browser_options_without_web_say_they_go_with_web(argv, named, capsys):
+    from rouba_env.cli.play import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {named} with --web") and len(err.strip().splitlines()) == 1
+
+
+def test_a_missing_ray_names_both_install_forms(monkeypatch):
+    from rouba_env.evaluation.distributed import import_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(RuntimeError) as error:
+        import_ray()
+    assert "pip install 'ray[rllib]>=2.60,<2.61'" in str(error.value) and 'pip install -e ".[ray]"' in str(error.value)
