@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from rouba_env.batched.game import VectorGame
+from rouba_env.batched.game import MAX_GAMES, VectorGame  # noqa: F401  (MAX_GAMES re-exported: the vector env reads it here)
 from rouba_env.checks import check_choice, check_int, check_number
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import NO_SEAT
@@ -50,9 +50,6 @@ if TYPE_CHECKING:
 
 OPEN_SEAT = -1
 """Player id of an open seat (played by an outside caller)."""
-MAX_GAMES = 1 << 20
-"""Most game slots one table holds (about a kilobyte of state each)."""
-
 BatchMoveHook = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 """``hook(slots, seats, actions)``: told of the legal moves of one round just before they are played."""
 

@@ -166,3 +166,11 @@ def test_final_rewards_wait_for_the_end_of_the_game():
     table = VectorTable(preset("standard"), 2, [RandomPolicy(preset("standard"))])
     with pytest.raises(ValueError, match=r"slots \[0, 1\] hold games still on \(or never dealt\)"):
         table.final_rewards([0, 1])
+
+
+def test_a_vector_game_past_the_slot_cap_is_refused_before_any_allocation():
+    from rouba_env.batched.game import MAX_GAMES, VectorGame
+    from rouba_env.rules.config import preset as rules_preset
+
+    with pytest.raises(ValueError, match=f"batch_size must be an int in 1..{MAX_GAMES}, got 1000000000000"):
+        VectorGame(rules_preset("standard"), 10**12)

@@ -50,6 +50,10 @@ def _base_ranks(config: RulesConfig) -> np.ndarray:
     return np.array([rank_of(card) for card in config.unshuffled_deck()], dtype=np.int8)
 
 
+MAX_GAMES = 1 << 20
+"""Most game slots one batched game (or table, or vector env) holds: about a kilobyte of state each."""
+
+
 class VectorGame:
     """``batch_size`` games of one rules config, stepped together.
 
@@ -78,7 +82,7 @@ class VectorGame:
     ):
         if not isinstance(config, RulesConfig):
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
-        self.batch_size = check_int("batch_size", batch_size, 1)
+        self.batch_size = check_int("batch_size", batch_size, 1, MAX_GAMES)
         self.seed = check_int("seed", seed, 0, engine.DEAL_SEED_BOUND - 1)
         check_flag("auto_reset", auto_reset)
         check_reward_mode(reward)

@@ -16,8 +16,10 @@ GET      ``/api/replays/NAME?step=K&view=full|SEAT``  one step of a record
 =======  ===============================  ==========================================
 
 Errors are JSON ``{"error": message}`` with status 400 (bad request or
-illegal move), 404 (unknown game, record or path), 405 (a method other than
-GET, HEAD and POST), 411/413 (missing or too large body), 421 (a Host header
+illegal move), 403 (a write from another site's page), 404 (unknown game,
+record or path), 405 (a method other than GET, HEAD and POST), 411/413
+(missing or too large body), 415 (a write whose Content-Type is not
+``application/json``), 421 (a Host header
 naming another machine, against DNS rebinding while bound to loopback), 503
 (too many games).
 """
