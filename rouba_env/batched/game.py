@@ -28,7 +28,7 @@ from collections import Counter
 
 import numpy as np
 
-from rouba_env.batched import kernels
+import rouba_env.batched.kernels as kernels
 from rouba_env.batched.kernels import (
     NUM_PARAMS, NUM_RULE_PARAMS, OBSERVATION_PARAM_BLOCKS, PARAM_AUTO_RESET, PARAM_DEALER, PARAM_DRAW_FROM_DECK,
     PARAM_FIRST_PLAYER, PARAM_HAND_SIZE, PARAM_LEFTOVERS, PARAM_REWARD_MODE, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS,

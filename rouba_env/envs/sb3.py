@@ -60,7 +60,7 @@ class RoubaSB3VecEnv(VecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         actions = np.asarray(actions)
-        if actions.size != self.num_envs or actions.ndim > 2:
+        if actions.shape not in ((self.num_envs,), (self.num_envs, 1)):
             raise ValueError(f"actions must be one per game, shape ({self.num_envs},) (or ({self.num_envs}, 1)), "
                              f"got shape {actions.shape}")
         self._actions = actions.reshape(self.num_envs)
@@ -70,12 +70,13 @@ class RoubaSB3VecEnv(VecEnv):
             raise RuntimeError("call step_async() before step_wait()")
         obs, rewards, terminated, truncated, info = self.vector.step(self._actions)
         self._actions = None
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        infos: list[dict[str, Any]] = [{"seat": int(seat)} for seat in info["seat"]]
         for i in np.flatnonzero(terminated | truncated):
             final = info["final_obs"][i]
             infos[i] = {"terminal_observation": final, "TimeLimit.truncated": bool(truncated[i]),
                         "scores": info["final_info"]["scores"][i],
-                        "illegal_action": bool(info["final_info"]["illegal_action"][i])}
+                        "illegal_action": bool(info["final_info"]["illegal_action"][i]),
+                        "seat": int(info["final_info"]["seat"][i])}  # the finished game's learner seat
         return obs, rewards.astype(np.float32), terminated | truncated, infos
 
     def action_masks(self) -> np.ndarray:

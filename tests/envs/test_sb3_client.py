@@ -101,3 +101,26 @@ def test_sb3_vec_env_wants_one_action_per_game():
     first = env.action_masks().argmax(axis=1)
     env.step_async(first[:, None])  # sb3's (n, 1) of a Discrete space is one action per game too
     assert len(env.step_wait()[0]) == 2
+    with pytest.raises(ValueError, match=r"got shape \(1, 2\)"):
+        env.step_async(first[None, :])
+
+
+def test_sb3_vec_env_infos_name_the_learners_seat_every_step():
+    from rouba_env.envs.sb3 import RoubaSB3VecEnv
+
+    env = RoubaSB3VecEnv(4, opponents="random", rules="mini")
+    env.seed(3)
+    env.reset()
+    finished_seats = []
+    for _ in range(40):
+        seats = env.get_attr("seat")
+        env.step_async(env.action_masks().argmax(axis=1))
+        _obs, _rewards, dones, infos = env.step_wait()
+        for index, (done, info) in enumerate(zip(dones, infos)):
+            assert "seat" in info
+            if done:
+                assert info["seat"] == seats[index], "a finished game names the seat it was played from"
+                finished_seats.append(info["seat"])
+            else:
+                assert info["seat"] == env.get_attr("seat", [index])[0]
+    assert finished_seats, "some games ended"
