@@ -33,13 +33,10 @@ import sys
 import numpy as np
 import torch
 
-from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.evaluation.distributed import check_ray_address, import_ray
-from rouba_training.network import make_network
-from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
 from rouba_training.config import TrainConfig
+from rouba_training.learner import build_learner
 from rouba_training.opponents import OpponentPool
 from rouba_training.rollout import Batch, SelfPlayGames, merge
 
@@ -75,15 +72,8 @@ class RolloutWorker:
         self.slots = slots
         """Game slots of this actor per table size."""
         torch.set_num_threads(self.config.torch_threads or ACTOR_CPUS)
-        encoder = ObservationEncoder(self.tables[0], max_players)
-        num_actions = ActionEncoding(self.tables[0], max_players).size
-        self.network = make_network(self.config.architecture, encoder.size, num_actions, self.config.hidden_sizes,
-                                    max_players, self.config.critic, encoder.hidden_size,
-                                    self.config.hand_coef > 0).eval()
-        scripted = {spec: [make_policy(spec, rules, max_players) for rules in self.tables]
-                    for spec in self.config.scripted_opponents}
-        c = self.config
-        self.pool = OpponentPool(scripted, (c.self_play_weight, c.past_self_weight, c.scripted_weight), c.pool_size)
+        learner = build_learner(self.config, self.tables, max_players, torch.device("cpu"))  # the driver's own
+        self.network, self.pool = learner.network.eval(), learner.pool
         self.pool_steps: list[int] | None = None
         """Snapshot steps of the pool copy held (None: none received yet)."""
         self.runners: list[SelfPlayGames] | None = None

@@ -10,7 +10,6 @@ returns; checkpoints also come every ``checkpoint_interval`` updates and every
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 import signal
 import sys
@@ -20,20 +19,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from rouba_env.encoding.actions import ActionEncoding
-from rouba_env.encoding.observation import OBSERVATION_VERSION, ObservationEncoder
+from rouba_env.encoding.observation import OBSERVATION_VERSION
 from rouba_env.evaluation.game_tree import solvable_tree
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_env.vector_table import require_batch_player
 from rouba_training.config import TrainConfig
-from rouba_training.network import ActorCritic, make_network, save_policy
-from rouba_training.opponents import OpponentPool
+from rouba_training.learner import RunProgress, build_learner
+from rouba_training.network import ActorCritic, save_policy
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
-from rouba_training.regularizers import WeightAverage, scheduled
+from rouba_training.regularizers import scheduled
 from rouba_training.rollout import SelfPlayGames, merge
 from rouba_training.run_folder import (
     EVAL_FILE,
@@ -138,19 +136,9 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     generator = torch.Generator(device=device)
     generator.manual_seed(config.seed)
 
-    encoder = ObservationEncoder(tables[0], max_players)
-    num_actions = ActionEncoding(tables[0], max_players).size
-    network = make_network(config.architecture, encoder.size, num_actions, config.hidden_sizes, max_players,
-                           config.critic, encoder.hidden_size, config.hand_coef > 0).to(device)
-    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
-    pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),
-                        config.pool_size)
-    average = WeightAverage(network, config.weight_average) if config.weight_average else None
-    """The moving average of the weights: evaluated and exported with play_average, the magnet with magnet ema."""
-    snapshot_magnet = copy.deepcopy(network).eval() if config.magnet == "snapshot" else None
-
-    learner_steps, engine_steps, games, update, elapsed = 0, 0, 0, 0, 0.0
-    latest_eval: list[dict] = []
+    learner = build_learner(config, tables, max_players, device, scripted)
+    network, optimizer, pool = learner.network, learner.optimizer, learner.pool
+    run = RunProgress()
     if resume:
         fixed = sorted(k for k in SHAPE_FIELDS if saved["config"].get(k, config.to_dict()[k]) != config.to_dict()[k])
         if fixed:
@@ -158,34 +146,25 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
                              f"({ {k: saved['config'][k] for k in fixed} }); they fix the network's shape")
         try:
             # RNG states stay on the CPU; load_state_dict moves weights to the parameters' device.
-            network.load_state_dict(saved["network"])
-            optimizer.load_state_dict(saved["optimizer"])
-            pool.load_state_dict(saved["pool"], network)
-            if average is not None:  # a run that had none before starts its average from the weights now
-                average.load_state_dict(saved.get("weight_average", average.state_dict() | {
-                    "network": saved["network"]}))
-            if snapshot_magnet is not None:
-                snapshot_magnet.load_state_dict(saved.get("snapshot_magnet", saved["network"]))
+            learner.load_state_dict(saved)
             rng.bit_generator.state = saved["numpy_rng"]
             torch.set_rng_state(saved["torch_rng"])
             generator.set_state(saved["generator"])
         except (RuntimeError, KeyError, ValueError, TypeError) as error:
             raise RunFolderError(f"cannot resume from {run_dir / 'checkpoint.pt'}: it does not match this run "
                                  f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from None
-        learner_steps, engine_steps, games = saved["learner_steps"], saved["engine_steps"], saved["games"]
-        update, elapsed = saved["update"], saved["seconds"]
-        latest_eval = list(saved.get("latest_eval", []))
-        truncate_rows(run_dir / METRICS_FILE, update)
-        truncate_rows(run_dir / EVAL_FILE, update)
+        run = RunProgress.from_saved(saved)
+        truncate_rows(run_dir / METRICS_FILE, run.update)
+        truncate_rows(run_dir / EVAL_FILE, run.update)
     if config.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
         from rouba_training.distributed import RayCollector
 
-        collector = RayCollector(config, tables, max_players, pool, update)
+        collector = RayCollector(config, tables, max_players, pool, run.update)
         collect = collector.collect
     else:
         runners = [
-            SelfPlayGames(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + update, max_players,
-                          config.reward, pool, rng, config.records_every_seat)
+            SelfPlayGames(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + run.update,
+                          max_players, config.reward, pool, rng, config.records_every_seat)
             for index, rules in enumerate(tables)
         ]
 
@@ -197,50 +176,41 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     from tqdm import tqdm
 
     # On resume, TensorBoard drops the points logged after the checkpoint (their step axis is learner steps).
-    writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=learner_steps + 1 if resume else None)
-    bar = tqdm(total=config.total_steps, initial=min(learner_steps, config.total_steps), unit="step",
+    writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=run.learner_steps + 1 if resume else None)
+    bar = tqdm(total=config.total_steps, initial=min(run.learner_steps, config.total_steps), unit="step",
                disable=not config.progress, dynamic_ncols=True, desc="training")
 
     def save_checkpoint() -> None:
         # checkpoint.pt first: a kill before policy/ is rewritten is repaired on resume (policy from checkpoint).
         save_resume_file(run_dir, {
-            "config": config.to_dict(), "network": network.state_dict(), "optimizer": optimizer.state_dict(),
-            "pool": pool.state_dict(), "learner_steps": learner_steps, "engine_steps": engine_steps,
-            "games": games, "update": update, "seconds": float(elapsed), "numpy_rng": rng.bit_generator.state,
-            "torch_rng": torch.get_rng_state(), "generator": generator.get_state(),
-            "observation_version": OBSERVATION_VERSION, "latest_eval": latest_eval,
-            **({"weight_average": average.state_dict()} if average is not None else {}),
-            **({"snapshot_magnet": snapshot_magnet.state_dict()} if snapshot_magnet is not None else {}),
+            "config": config.to_dict(), **learner.state_dict(), **run.state_dict(),
+            "numpy_rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+            "generator": generator.get_state(), "observation_version": OBSERVATION_VERSION,
         })
-        save_policy(run_dir / POLICY_DIR, played(), tables[0], max_players, extra={
-            "learner_steps": learner_steps, "update": update, "command": command,
+        save_policy(run_dir / POLICY_DIR, learner.played(config), tables[0], max_players, extra={
+            "learner_steps": run.learner_steps, "update": run.update, "command": command,
             "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
-            "evaluation": latest_eval,
+            "evaluation": run.latest_eval,
         })
 
-    if resume and policy_update(run_dir) != update:
-        save_policy(run_dir / POLICY_DIR, played(), tables[0], max_players, extra={
-            "learner_steps": learner_steps, "update": update, "command": command,
+    if resume and policy_update(run_dir) != run.update:
+        save_policy(run_dir / POLICY_DIR, learner.played(config), tables[0], max_players, extra={
+            "learner_steps": run.learner_steps, "update": run.update, "command": command,
             "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
-            "evaluation": latest_eval,
+            "evaluation": run.latest_eval,
         })
-
-    def played() -> torch.nn.Module:
-        """The network that is evaluated and exported: the moving average with play_average, else the learner."""
-        return average.network if config.play_average else network
 
     def regularization() -> Regularization | None:
         """This update's KL terms, their weights on their schedules."""
         if config.magnet == "none" and config.mirror_coef == 0:
             return None
-        progress = learner_steps / config.total_steps
-        magnet = {"ema": average.network if average else None, "snapshot": snapshot_magnet}.get(config.magnet)
+        progress = run.learner_steps / config.total_steps
         return Regularization(
-            magnet_coef=scheduled(config.magnet_schedule, config.magnet_coef, progress, update,
+            magnet_coef=scheduled(config.magnet_schedule, config.magnet_coef, progress, run.update,
                                   power=config.schedule_power),
-            mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, update,
+            mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, run.update,
                                   power=config.schedule_power),
-            magnet=magnet)
+            magnet=learner.magnet(config))
 
     trees = {rules: solvable_tree(rules, config.reward) for rules in tables}
     """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
@@ -248,50 +218,44 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     def run_evaluation(games_per_opponent: int, kind: str) -> list[dict]:
         rows = []
         for rules in tables:
-            for row in evaluate_network(played(), rules, max_players, config.eval_opponents, games_per_opponent,
+            for row in evaluate_network(learner.played(config), rules, max_players, config.eval_opponents, games_per_opponent,
                                         tree=trees[rules]):
-                row = {"update": update, "learner_steps": learner_steps, **row, "kind": kind}
+                row = {"update": run.update, "learner_steps": run.learner_steps, **row, "kind": kind}
                 if len(tables) > 1:
                     row["opponent"] = f"{row['opponent']}@{rules.num_players}p"
                 rows.append(row)
-                writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], learner_steps)
+                writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], run.learner_steps)
         return rows
 
     if not resume:
         save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
     last_checkpoint = time.monotonic()
     evaluation_seconds = 0.0  # periodic evaluations in this process
-    due = config.eval_interval and update and update % config.eval_interval == 0
-    if resume and due and not any(row.get("update") == update for row in latest_eval):
+    due = config.eval_interval and run.update and run.update % config.eval_interval == 0
+    if resume and due and not any(row.get("update") == run.update for row in run.latest_eval):
         # The run was stopped at an update whose evaluation the signal cut off: it is made now.
-        latest_eval = run_evaluation(config.eval_games, "periodic")
-        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
+        run.latest_eval = run_evaluation(config.eval_games, "periodic")
+        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, run.latest_eval)
     with stop_on_signals() as received:
-        while learner_steps < config.total_steps and not received:
+        while run.learner_steps < config.total_steps and not received:
             started = time.perf_counter()
             for group in optimizer.param_groups:
                 group["lr"] = scheduled(config.learning_rate_schedule, config.learning_rate,
-                                        learner_steps / config.total_steps, update, config.learning_rate_floor,
-                                        config.schedule_power)
+                                        run.learner_steps / config.total_steps, run.update,
+                                        config.learning_rate_floor, config.schedule_power)
 
             network.eval()
             batch = collect(network)
-            stats = ppo_update(network, optimizer, batch, config, generator, device, update + 1, regularization())
-            if average is not None:
-                average.update(network)
-            if snapshot_magnet is not None and (update + 1) % config.magnet_interval == 0:
-                snapshot_magnet.load_state_dict(network.state_dict())
+            stats = ppo_update(network, optimizer, batch, config, generator, device, run.update + 1,
+                               regularization())
+            learner.after_update(config, run.update + 1)
             size = len(batch.actions)
-
-            update += 1
-            learner_steps += size
-            engine_steps += batch.engine_steps
-            games += batch.games_finished
             seconds = time.perf_counter() - started
-            elapsed += seconds
+            run.record(batch, seconds)
             row = {
-                "update": update, "learner_steps": learner_steps, "engine_steps": engine_steps, "games": games,
-                "seconds": round(elapsed, 2), "steps_per_second": round(size / seconds, 1),
+                "update": run.update, "learner_steps": run.learner_steps, "engine_steps": run.engine_steps,
+                "games": run.games,
+                "seconds": round(run.seconds, 2), "steps_per_second": round(size / seconds, 1),
                 "learning_rate": optimizer.param_groups[0]["lr"],
                 **{name: stats[name] for name in LOSS_STATS},
                 "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
@@ -300,24 +264,24 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
             row.update({name: stats.get(name, 0.0) for name in REGULARIZER_STATS})
             append_rows(run_dir / METRICS_FILE, METRIC_FIELDS, [row])
             for name in METRIC_FIELDS[5:]:
-                writer.add_scalar(f"train/{name}", row[name], learner_steps)
+                writer.add_scalar(f"train/{name}", row[name], run.learner_steps)
             bar.update(min(size, bar.total - bar.n))  # the last update runs past total_steps: the bar stops there
             bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
-                            kl=f"{row['approx_kl']:.3f}", steps=learner_steps)
+                            kl=f"{row['approx_kl']:.3f}", steps=run.learner_steps)
 
-            if update % config.snapshot_interval == 0:
-                pool.add_snapshot(network, learner_steps)
-            if config.eval_interval and update % config.eval_interval == 0 and not received:
+            if run.update % config.snapshot_interval == 0:
+                pool.add_snapshot(network, run.learner_steps)
+            if config.eval_interval and run.update % config.eval_interval == 0 and not received:
                 evaluation_started = time.perf_counter()
-                latest_eval = run_evaluation(config.eval_games, "periodic")
+                run.latest_eval = run_evaluation(config.eval_games, "periodic")
                 evaluation_seconds += time.perf_counter() - evaluation_started
-                append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
-                solved = {r["nash_conv"] for r in latest_eval if "nash_conv" in r}
-                bar.write(f"update {update}, {learner_steps} steps: " + ", ".join(
+                append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, run.latest_eval)
+                solved = {r["nash_conv"] for r in run.latest_eval if "nash_conv" in r}
+                bar.write(f"update {run.update}, {run.learner_steps} steps: " + ", ".join(
                     f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
-                    for r in latest_eval) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
+                    for r in run.latest_eval) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
             minutes = (time.monotonic() - last_checkpoint) / 60
-            if (update % config.checkpoint_interval == 0 or received
+            if (run.update % config.checkpoint_interval == 0 or received
                     or (config.checkpoint_minutes and minutes >= config.checkpoint_minutes)):
                 save_checkpoint()
                 last_checkpoint = time.monotonic()
@@ -326,8 +290,9 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     bar.close()
     if config.ray:
         collector.close()
-    final = {"learner_steps": learner_steps, "updates": update, "seconds_training": round(elapsed, 1),
-             "learner_steps_per_second": round(learner_steps / max(elapsed, 1e-9), 1), "evaluation": [],
+    final = {"learner_steps": run.learner_steps, "updates": run.update,
+             "seconds_training": round(run.seconds, 1),
+             "learner_steps_per_second": round(run.learner_steps / max(run.seconds, 1e-9), 1), "evaluation": [],
              "seconds_periodic_evaluations": round(evaluation_seconds, 1), "interrupted": interrupted}
     if interrupted:
         writer.close()
@@ -338,8 +303,8 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
         started = time.perf_counter()
         final["evaluation"] = run_evaluation(config.final_eval_games, "final")
         final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
-        latest_eval = final["evaluation"]
-        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, latest_eval)
+        run.latest_eval = final["evaluation"]
+        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, run.latest_eval)
         save_checkpoint()
     write_atomically(run_dir / FINAL_EVAL_FILE, json.dumps(final, indent=2) + "\n")
     plot_learning_curve(run_dir)
