@@ -470,7 +470,9 @@ def format_rate(value: float | None) -> str:
 
 
 def print_table(sections: dict[str, list[dict]]) -> None:
-    header = f"{'section':<12} {'variant':<34} {'steps/s':>9} {'games/s':>9}  notes"
+    """The rows as a table whose columns line up whatever the length of a variant's name."""
+    width = max([len(row["variant"]) for rows in sections.values() for row in rows] + [len("variant")])
+    header = f"{'section':<12} {'variant':<{width}} {'steps/s':>9} {'games/s':>9}  notes"
     print(header)
     print("-" * len(header))
     for name, rows in sections.items():
@@ -483,7 +485,7 @@ def print_table(sections: dict[str, list[dict]]) -> None:
                 notes.append(f"step only {format_rate(row['step_only_per_s'])}/s")
                 notes.append(f"sampling {row['sample_ns_per_action']:.1f} ns/action")
                 notes.append(f"{row['mean_game_length']:.1f} moves/game")
-            print(f"{name:<12} {row['variant']:<34} {format_rate(row['steps_per_s']):>9} "
+            print(f"{name:<12} {row['variant']:<{width}} {format_rate(row['steps_per_s']):>9} "
                   f"{format_rate(row.get('games_per_s')):>9}  {', '.join(notes)}")
 
 

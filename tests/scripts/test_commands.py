@@ -120,3 +120,14 @@ def test_rouba_train_help_shows_every_setting_with_its_help_and_default(capsys):
             assert f"--no-{field.name.replace('_', '-')}" in text
     assert " ".join(field_docs()["total_steps"].split()[:4]) in text and "(default: None)" not in text
     assert "rank_2p" in text, "--config names the shipped configs"
+
+
+def test_the_benchmark_table_lines_up_with_long_variant_names(capsys):
+    from rouba_env.cli.benchmark import print_table
+
+    long_name = "a much longer variant name than the usual thirty-four characters"
+    print_table({"vector": [{"variant": "short", "steps_per_s": 1000.0},
+                            {"variant": long_name, "steps_per_s": 2.5e6, "games_per_s": 10.0}]})
+    header, _, first, second = capsys.readouterr().out.splitlines()
+    column_end = header.index("steps/s") + len("steps/s")
+    assert first.index("1.00k") + len("1.00k") == second.index("2.50M") + len("2.50M") == column_end
