@@ -2,9 +2,11 @@
 
 Playing a checkpoint needs no torch: the weights are read by
 `rouba_env.players.checkpoint` and the network (ReLU hidden layers, a policy
-head with one logit per action and a value head, torch's layout) runs as
-numpy matrix products. The trainer's torch network (`rouba_training.network`)
-saves exactly these tensors.
+head with one logit per action and a value head, torch's layout) runs in the
+compiled kernels of `rouba_env.players.dense`, which sum every output in one
+fixed order: a position gets the same logits in any batch and with any thread
+count. The trainer's torch network (`rouba_training.network`) saves exactly
+these tensors.
 
 Sampling default, everywhere: a checkpoint plays its most likely legal action
 (``deterministic=True``), as in the trainer's evaluations; pass
@@ -161,7 +163,8 @@ def _slot_mean(tokens, out):
 
 @numba.njit(cache=True, nogil=True)
 def _rank_forward(obs, first, second, context_index, weights, logits, values, final_tokens):
-    """The rank network on float32[B, D] observations, one row at a time: logits[B, A], values[B] and, where
+    """The rank network on float32[B, D] observations, one row at a time: logits[B, A], values[B] (where
+    ``values`` has B entries) and, where
     ``final_tokens`` has B rows, each row's final tokens float32[S, W] (for the hand head).
 
     ``first``/``second``: int64[S, F] indices into the observation extended by a 0 and a 1 (`extended_index`);
