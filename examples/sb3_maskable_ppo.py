@@ -3,7 +3,7 @@
 
     pip install -e ".[dev]"        # brings sb3-contrib
     python examples/sb3_maskable_ppo.py                 # a few minutes on 2 cores
-    python examples/sb3_maskable_ppo.py --steps 50000   # longer and stronger: about 4 minutes on 2 cores
+    python examples/sb3_maskable_ppo.py --steps 50000   # longer and stronger: a few minutes on 2 cores
 
 Trains against the given opponent, then reports the model's win rate against
 it with the duplicate-deal evaluator (Wilson 95% interval).
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--steps", type=int, default=4096,
-                        help="MaskablePPO training steps (50000 take about 4 minutes on 2 cores, at about 200 steps/s)")
+                        help="MaskablePPO training steps (50000 take a few minutes on 2 cores)")
     parser.add_argument("--opponent", default="random", help="player spec of the other seat")
     parser.add_argument("--n-steps", type=int, default=2048, help="MaskablePPO rollout length per update")
     parser.add_argument("--games", type=int, default=400, help="duplicate-deal evaluation games")
