@@ -29,25 +29,16 @@ from collections import Counter
 import numpy as np
 
 import rouba_env.batched.kernels as kernels
-from rouba_env.batched.kernels import (
-    NUM_PARAMS, NUM_RULE_PARAMS, OBSERVATION_PARAM_BLOCKS, PARAM_AUTO_RESET, PARAM_DEALER, PARAM_DRAW_FROM_DECK,
-    PARAM_FIRST_PLAYER, PARAM_HAND_SIZE, PARAM_LEFTOVERS, PARAM_REWARD_MODE, PARAM_MUST_CAPTURE, PARAM_NUM_PLAYERS,
-    PARAM_NUM_TARGETS, PARAM_TABLE_CARDS, PARAM_TAKE_ALL, PARAM_TOTAL_CARDS, RANK_SLOTS,
-)
 from rouba_env.checks import check_flag, check_int
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
-from rouba_env.encoding.observation import RULE_FLAGS, ObservationEncoder
+from rouba_env.encoding.observation import ObservationEncoder, observation_params
 from rouba_env.rules import engine
 from rouba_env.rules.cards import rank_of
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import EMPTY_PILE, GameState
-from rouba_env.rules.scoring import ENVIRONMENT_REWARD, REWARD_MODES, check_reward_mode
+from rouba_env.rules.core import TALK_PLAYED, GameArrays, deck_arrays
+from rouba_env.rules.engine import GameState
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD, check_reward_mode
 from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
-
-
-def _base_ranks(config: RulesConfig) -> np.ndarray:
-    """Rank (0..13) of each card of `RulesConfig.unshuffled_deck` (the order `shuffle_order` permutes)."""
-    return np.array([rank_of(card) for card in config.unshuffled_deck()], dtype=np.int8)
 
 
 MAX_GAMES = 1 << 20
@@ -65,6 +56,8 @@ class VectorGame:
         auto_reset: a slot whose game ended starts its next game in the same step.
         reward: ``"outcome"`` (+1 sole winner, 0 tied top, -1 others), ``"margin"`` or
             ``"lead"`` (`rouba_env.rules.scoring`).
+        track_cards: also keep every card's code (suits), so that `position` can show the cards;
+            the rules never need them.
 
     Call `reset` before the first `step`. Buffers ``obs``, ``mask``, ``current``,
     ``rewards``, ``done``, ``final_scores`` and ``deal_seeds`` are refreshed in
@@ -79,12 +72,14 @@ class VectorGame:
         max_players: int | None = None,
         auto_reset: bool = True,
         reward: str = ENVIRONMENT_REWARD,
+        track_cards: bool = False,
     ):
         if not isinstance(config, RulesConfig):
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
         self.batch_size = check_int("batch_size", batch_size, 1, MAX_GAMES)
         self.seed = check_int("seed", seed, 0, engine.DEAL_SEED_BOUND - 1)
         check_flag("auto_reset", auto_reset)
+        check_flag("track_cards", track_cards)
         check_reward_mode(reward)
         self.config = config
         self.max_players = resolve_max_players(config, max_players)
@@ -99,33 +94,12 @@ class VectorGame:
         self.num_players = n = config.num_players
         self.num_targets = actions.num_targets
         self.total_cards = config.total_cards
-        B, C = self.batch_size, config.total_cards
-        lay = encoder.layout
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[PARAM_NUM_PLAYERS], params[PARAM_NUM_TARGETS] = n, actions.num_targets
-        params[PARAM_HAND_SIZE], params[PARAM_TABLE_CARDS] = config.hand_size, config.table_cards
-        params[PARAM_TAKE_ALL], params[PARAM_MUST_CAPTURE] = config.take_all, config.must_capture
-        params[PARAM_LEFTOVERS], params[PARAM_DRAW_FROM_DECK] = config.leftovers_to_last_capturer, config.draw_from_deck
-        params[PARAM_FIRST_PLAYER], params[PARAM_DEALER], params[PARAM_TOTAL_CARDS] = config.first_player, config.dealer, C
-        params[PARAM_REWARD_MODE], params[PARAM_AUTO_RESET] = REWARD_MODES.index(reward), self.auto_reset
-        for index, block in enumerate(OBSERVATION_PARAM_BLOCKS, start=NUM_RULE_PARAMS):
-            params[index] = lay[block].start
-        self._params = tuple(int(value) for value in params)  # a tuple: compiled code keeps it in registers
-        self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
-        self._base_ranks = _base_ranks(config)
-
-        # Game state, one row per slot.
-        self._hands = np.zeros((B, n, RANK_SLOTS), dtype=np.int16)
-        self._hand_count = np.zeros((B, n), dtype=np.int16)
-        self._table = np.zeros((B, RANK_SLOTS), dtype=np.int16)
-        self._seen = np.zeros((B, RANK_SLOTS), dtype=np.int16)
-        self._pile = np.zeros((B, n), dtype=np.int16)
-        self._top = np.full((B, n), EMPTY_PILE, dtype=np.int8)
-        self._talk = np.zeros((B, n, kernels.TALK_SIZE), dtype=np.int16)
-        self._deck = np.zeros((B, C), dtype=np.int8)
-        self._deck_len = np.zeros(B, dtype=np.int16)
-        self._last_cap = np.full(B, -1, dtype=np.int16)
-        self._turn = np.zeros(B, dtype=np.int32)
+        self.track_cards = bool(track_cards)
+        B = self.batch_size
+        self.arrays = GameArrays(config, B, actions.num_targets, reward, self.auto_reset, self.track_cards,
+                                 observation_params(self.max_players))
+        """The slots' state as the rules core keeps it (`rouba_env.rules.core`)."""
+        self._deck_ranks, self._deck_cards = deck_arrays(config)
         self._games = np.zeros(B, dtype=np.uint64)  # games started so far in each slot
         self._ended = np.zeros(B, dtype=np.int64)
         self._actions = np.zeros(B, dtype=np.int64)
@@ -133,7 +107,7 @@ class VectorGame:
         # Outputs.
         self.obs = np.zeros((B, self.obs_size), dtype=np.float32)
         self.mask = np.zeros((B, self.num_actions), dtype=np.int8)
-        self.current = np.full(B, -1, dtype=np.int64)
+        self.current = self.arrays.current
         self.rewards = np.zeros((B, n), dtype=np.float64)
         self.done = np.zeros(B, dtype=bool)
         self.final_scores = np.zeros((B, n), dtype=np.int64)
@@ -199,11 +173,9 @@ class VectorGame:
 
     def play_checked(self, slots: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """`step_slots` without its legality check, for a caller that has checked (int64 slots and actions)."""
-        n_ended = kernels.step_slots(
-            slots, actions, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen,
-            self._pile, self._top, self._talk, self._deck, self._deck_len, self.current, self._last_cap, self._turn, self.obs,
-            self.mask, self.rewards, self.done, self.final_scores, self._ended,
-        )
+        arrays = self.arrays
+        n_ended = kernels.step_slots(arrays.params, arrays.buffer, self.current, slots, actions, self.obs, self.mask,
+                                     self.rewards, self.done, self.final_scores, self._ended)
         ended = self._ended[:n_ended].copy()
         if n_ended and self.auto_reset:
             self._start_games(ended)
@@ -269,18 +241,15 @@ class VectorGame:
             out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
         elif out.shape != (self.batch_size, self.obs_size) or out.dtype != np.float32:
             raise ValueError(f"out must be float32[{self.batch_size}, {self.obs_size}]")
-        kernels.observe_seats(
-            seats, out, self._params, self._rules, self._hands, self._hand_count, self._table, self._seen,
-            self._pile, self._top, self._talk, self._deck_len, self.current,
-        )
+        arrays = self.arrays
+        kernels.observe_slot_seats(arrays.params, arrays.buffer, self.current, self._slots, seats, out)
         return out
 
     def observe_slots(self, slots, seats) -> np.ndarray:
         """float32[K, D]: row ``i`` is slot ``slots[i]`` seen from absolute seat ``seats[i]`` (as `observe`)."""
         slots, seats = self._as_slots_and_seats(slots, seats)
         out = np.empty((len(slots), self.obs_size), dtype=np.float32)
-        kernels.observe_slot_seats(slots, seats, out, self._params, self._rules, self._hands, self._hand_count,
-                                   self._table, self._seen, self._pile, self._top, self._talk, self._deck_len, self.current)
+        kernels.observe_slot_seats(self.arrays.params, self.arrays.buffer, self.current, slots, seats, out)
         return out
 
     def hidden(self, slots, seats) -> np.ndarray:
@@ -290,7 +259,7 @@ class VectorGame:
         """
         slots, seats = self._as_slots_and_seats(slots, seats)
         out = np.empty((len(slots), self.hidden_size), dtype=np.float32)
-        kernels.hidden_of_slots(slots, seats, out, self.num_players, self._hands, self._deck, self._deck_len)
+        kernels.hidden_of_slots(self.arrays.params, self.arrays.buffer, self.current, slots, seats, out)
         return out
 
     def random_actions(self, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
@@ -305,12 +274,12 @@ class VectorGame:
         """int64[B, n]: cards in each seat's pile now (the final scores once a game is over)."""
         if not self._started:
             raise RuntimeError("call reset() (or deal()) before scores()")
-        return self._pile.astype(np.int64)
+        return self.arrays.pile.astype(np.int64)
 
     @property
     def turns(self) -> np.ndarray:
         """int64[B]: moves played so far in each slot's current game."""
-        return self._turn.astype(np.int64)
+        return self.arrays.turn.astype(np.int64)
 
     @classmethod
     def from_states(
@@ -319,6 +288,7 @@ class VectorGame:
         states: list[GameState],
         max_players: int | None = None,
         reward: str = ENVIRONMENT_REWARD,
+        track_cards: bool = False,
     ) -> "VectorGame":
         """A VectorGame (``auto_reset=False``) holding copies of reference-engine states, one per slot.
 
@@ -329,7 +299,8 @@ class VectorGame:
         states = list(states)
         if not states:
             raise ValueError("from_states needs at least one state")
-        game = cls(config, len(states), max_players=max_players, auto_reset=False, reward=reward)
+        game = cls(config, len(states), max_players=max_players, auto_reset=False, reward=reward,
+                   track_cards=track_cards)
         n = config.num_players
         decks = Counter(config.unshuffled_deck())
         for b, state in enumerate(states):
@@ -344,25 +315,77 @@ class VectorGame:
                 raise ValueError(f"states[{b}] holds {cards.total()} cards in {len(state.hands)} hands, "
                                  f"{extra.total()} of them more than the decks have; the rules have "
                                  f"{game.total_cards} cards and {n} seats")
-            for seat in range(n):
-                game._hands[b, seat] = engine.rank_counts(state.hands[seat])
-                game._hand_count[b, seat] = len(state.hands[seat])
-                game._pile[b, seat] = len(state.piles[seat])
-                game._top[b, seat] = state.pile_tops[seat]
-                game._talk[b, seat, : kernels.TALK_PLAYED] = state.passed[seat]
-                game._talk[b, seat, kernels.TALK_PLAYED:] = state.played[seat]
-            game._table[b] = engine.rank_counts(state.table)
-            game._seen[b] = engine.seen_counts(state)
-            game._deck_len[b] = len(state.deck)
-            game._deck[b, : len(state.deck)] = [rank_of(card) for card in state.deck]
-            game.current[b] = state.current
-            game._last_cap[b] = state.last_capturer
-            game._turn[b] = state.turn
+            game._load(b, state)
         game._refresh_all()
         game._started = True
         return game
 
+    def position(self, slot: int) -> GameState:
+        """The game in ``slot`` as a `GameState` with every card named (needs ``track_cards``).
+
+        A copy for views (renderers, the browser, replays): changing it changes nothing here.
+        """
+        if not self.track_cards:
+            raise ValueError("position() names the cards: make the VectorGame with track_cards=True")
+        if not self._started:
+            raise RuntimeError("call reset() (or deal()) before position()")
+        b = check_int("slot", slot, 0, self.batch_size - 1)
+        a, n = self.arrays, self.num_players
+        last = a.last_move[b].tolist()
+        return GameState(
+            config=self.config,
+            hands=[a.hand_cards[b, seat, :a.hand_count[b, seat]].tolist() for seat in range(n)],
+            table=a.table_cards[b, :a.table_len[b]].tolist(),
+            piles=[a.pile_cards[b, seat, :a.pile[b, seat]].tolist() for seat in range(n)],
+            pile_tops=a.top[b].tolist(),
+            deck=a.deck_cards[b, :a.deck_len[b]].tolist(),
+            current=int(self.current[b]),
+            last_capturer=int(a.last_capturer[b]),
+            turn=int(a.turn[b]),
+            last_move=None if last[0] == engine.NO_SEAT else (last[0], engine.MOVES[last[1]][last[2]], last[3]),
+            passed=a.talk[b, :, :TALK_PLAYED].tolist(),
+            played=a.talk[b, :, TALK_PLAYED:].tolist(),
+        )
+
+    def play_one(self, slot: int, action: int) -> bool:
+        """Play the legal ``action`` (an int, checked by the caller against ``mask``) in live ``slot``; True if
+        its game ended. The one-game fast path of `play_checked`: no auto-reset, ``done`` is not touched."""
+        a = self.arrays
+        return kernels.play_one(a.params, a.buffer, self.current, slot, action, self.obs[slot], self.mask[slot],
+                                self.rewards[slot], self.final_scores[slot])
+
     # ------------------------------------------------------------ internals
+
+    def _load(self, b: int, state: GameState) -> None:
+        """Write a reference state into slot ``b`` (its cards too with ``track_cards``)."""
+        a = self.arrays
+        for seat in range(self.num_players):
+            a.hands[b, seat] = engine.rank_counts(state.hands[seat])
+            a.hand_count[b, seat] = len(state.hands[seat])
+            a.pile[b, seat] = len(state.piles[seat])
+            a.top[b, seat] = state.pile_tops[seat]
+            a.talk[b, seat, :TALK_PLAYED] = state.passed[seat]
+            a.talk[b, seat, TALK_PLAYED:] = state.played[seat]
+        a.table[b] = engine.rank_counts(state.table)
+        a.table_len[b] = len(state.table)
+        a.seen[b] = engine.seen_counts(state)
+        a.deck_len[b] = len(state.deck)
+        a.deck[b, :len(state.deck)] = [rank_of(card) for card in state.deck]
+        self.current[b] = state.current
+        a.last_capturer[b] = state.last_capturer
+        a.turn[b] = state.turn
+        if state.last_move is None:
+            a.last_move[b] = (engine.NO_SEAT, 0, 0, 0)
+        else:
+            seat, move, card = state.last_move
+            a.last_move[b] = (seat, move[0], move[1], card if self.track_cards else rank_of(card))
+        if self.track_cards:
+            for seat in range(self.num_players):
+                a.hand_cards[b, seat, :len(state.hands[seat])] = state.hands[seat]
+                a.pile_cards[b, seat, :len(state.piles[seat])] = state.piles[seat]
+            a.table_cards[b, :len(state.table)] = state.table
+            a.deck_cards[b, :len(state.deck)] = state.deck
+
 
     def _as_actions(self, actions) -> np.ndarray:
         acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
@@ -390,14 +413,9 @@ class VectorGame:
 
     def _deal(self, slots: np.ndarray, seeds: np.ndarray) -> None:
         orders = shuffle_order(seeds, self.total_cards)
-        kernels.deal_games(
-            np.ascontiguousarray(slots, dtype=np.int64), orders, self._base_ranks, self._params, self._rules,
-            self._hands, self._hand_count, self._table, self._seen, self._pile, self._top, self._talk, self._deck,
-            self._deck_len, self.current, self._last_cap, self._turn, self.obs, self.mask,
-        )
+        arrays = self.arrays
+        kernels.deal_games(arrays.params, arrays.buffer, self.current, np.ascontiguousarray(slots, dtype=np.int64),
+                           orders, self._deck_ranks, self._deck_cards, self.obs, self.mask)
 
     def _refresh_all(self) -> None:
-        kernels.refresh_all(
-            self._params, self._rules, self._hands, self._hand_count, self._table, self._seen, self._pile,
-            self._top, self._talk, self._deck_len, self.current, self.obs, self.mask,
-        )
+        kernels.refresh_all(self.arrays.params, self.arrays.buffer, self.current, self.obs, self.mask)

@@ -46,11 +46,13 @@ import numba
 import numpy as np
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
 from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
 from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.core import CORE_PARAMS, TALK_PLAYED, Game, Rules
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
 
 OBSERVATION_VERSION = 2
@@ -173,6 +175,93 @@ def _first_bad_value(obs, high, whole):
             if not (0.0 <= value <= high[entry]) or (whole[entry] and value != np.floor(value)):
                 return row * obs.shape[1] + entry
     return -1
+
+
+class ObservationStarts(NamedTuple):
+    """Where each block of the observation starts (`observation_layout`), as compiled code reads them."""
+
+    hand: int
+    table: int
+    seen: int
+    pile_top: int
+    pile_size: int
+    hand_size: int
+    present: int
+    dealer: int
+    to_act: int
+    deck: int
+    flipped: int
+    rules: int
+    passed: int
+    played: int
+    size: int
+
+
+def observation_params(max_players: int) -> list[int]:
+    """The block starts and size of the current layout, in `ObservationStarts` order (appended to a game's
+    parameter vector after the rules core's, see `rouba_env.rules.core.GameArrays`)."""
+    layout = observation_layout(max_players)
+    return [layout[name].start for name in ObservationStarts._fields[:-1]] + [layout["played"].stop]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def observation_starts(p) -> ObservationStarts:
+    c = CORE_PARAMS
+    return ObservationStarts(p[c], p[c + 1], p[c + 2], p[c + 3], p[c + 4], p[c + 5], p[c + 6], p[c + 7], p[c + 8],
+                             p[c + 9], p[c + 10], p[c + 11], p[c + 12], p[c + 13], p[c + 14])
+
+
+@numba.njit(cache=True, nogil=True)
+def write_observation(r: Rules, o: ObservationStarts, g: Game, b, seat, out):
+    """The observation of absolute ``seat`` in slot ``b`` of a game into ``out`` (float32[D]): the layout above."""
+    n = r.num_players
+    total = np.float32(r.total_cards)
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    for rank in range(NUM_RANK_SLOTS):
+        out[o.hand + rank] = np.float32(g.hands[b, seat, rank])
+        out[o.table + rank] = np.float32(g.table[b, rank])
+        out[o.seen + rank] = np.float32(g.seen[b, rank])
+    other = seat
+    for offset in range(n):
+        top = g.top[b, other]
+        out[o.pile_top + offset * PILE_TOP_SLOTS + (EMPTY_SLOT if top < 0 else top)] = 1.0
+        out[o.pile_size + offset] = np.float32(g.pile[b, other]) / total
+        out[o.hand_size + offset] = np.float32(g.hand_count[b, other])
+        out[o.present + offset] = 1.0
+        for rank in range(NUM_RANKS):
+            out[o.passed + offset * NUM_RANKS + rank] = np.float32(g.talk[b, other, rank])
+        for rank in range(NUM_RANK_SLOTS):
+            out[o.played + offset * NUM_RANK_SLOTS + rank] = np.float32(g.talk[b, other, TALK_PLAYED + rank])
+        other = other + 1 if other + 1 < n else 0
+    out[o.dealer + (r.dealer - seat + n) % n] = 1.0
+    current = g.current[b]
+    if current >= 0:
+        out[o.to_act + (current - seat + n) % n] = 1.0
+        if r.draw_from_deck:
+            for rank in range(NUM_RANK_SLOTS):
+                out[o.flipped + rank] = np.float32(g.hands[b, current, rank])
+    out[o.deck] = np.float32(g.deck_len[b]) / total
+    out[o.rules] = 1.0 if r.take_all else 0.0  # RULE_FLAGS, in order
+    out[o.rules + 1] = 1.0 if r.must_capture else 0.0
+    out[o.rules + 2] = 1.0 if r.leftovers_to_last_capturer else 0.0
+    out[o.rules + 3] = 1.0 if r.draw_from_deck else 0.0
+    out[o.rules + 4] = 1.0 if r.jokers else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def write_hidden(r: Rules, g: Game, b, seat, out):
+    """What ``seat`` cannot see in slot ``b`` into ``out`` (float32[H], `ObservationEncoder.hidden`)."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    other = seat
+    for offset in range(r.num_players):
+        for rank in range(NUM_RANK_SLOTS):
+            out[offset * NUM_RANK_SLOTS + rank] = np.float32(g.hands[b, other, rank])
+        other = other + 1 if other + 1 < r.num_players else 0
+    deck_start = out.shape[0] - NUM_RANK_SLOTS
+    for j in range(g.deck_len[b]):
+        out[deck_start + g.deck[b, j]] += 1.0
 
 
 COUNT_BLOCKS = ("hand", "table", "seen", "flipped")

@@ -36,12 +36,14 @@ def _check_slot(games, state, i, encoder, actions):
         assert game.mask[i].dtype == np.int8
         assert np.array_equal(game.mask[i], mask), (i, np.flatnonzero(game.mask[i]),
                                                    actions.legal_actions(state))
+        if game.track_cards:  # every card where the reference has it, in its order
+            assert game.position(i) == state, i
 
 
 def _lockstep(config, batch_size=8, steps=200, seed=0, max_players=None, reward="outcome", auto_reset=True):
     """The batched engine and reference engine states, driven by the same random legal actions."""
     games = [VectorGame(config, batch_size, seed=seed, max_players=max_players, auto_reset=auto_reset,
-                        reward=reward)]
+                        reward=reward, track_cards=track) for track in (False, True)]
     encoder = ObservationEncoder(config, max_players)
     actions = ActionEncoding(config, max_players)
     reward_fn = reward_fn_for(reward)
@@ -161,7 +163,7 @@ def test_from_states_matches_reference(config):
     states = _random_states(config, 8, seed=config.num_players)
     assert any(engine.is_terminal(s) for s in states) and not all(engine.is_terminal(s) for s in states)
     encoder, actions = ObservationEncoder(config, 6), ActionEncoding(config, 6)
-    games = [VectorGame.from_states(config, states, max_players=6)]
+    games = [VectorGame.from_states(config, states, max_players=6, track_cards=track) for track in (False, True)]
     assert all(not game.auto_reset for game in games)
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -203,13 +205,14 @@ def test_leftovers_top_rule():
         engine.GameState(hands=[[JOKER], []], table=[5], piles=[[1], [8, 9]], pile_tops=[0, 2], **base),
     ]
     discard = actions.encode(engine.Move(engine.JOKER_KIND_OFFSET, engine.TARGET_DISCARD))
-    game = VectorGame.from_states(config, states)
+    game = VectorGame.from_states(config, states, track_cards=True)
     game.step(np.full(len(states), discard))
     encoder = ObservationEncoder(config)
     for i, state in enumerate(states):
         final = engine.apply_move(state, actions.decode(discard))
         assert game.done[i] and game.final_scores[i].tolist() == scoring.scores(final)
         assert np.array_equal(game.obs[i], encoder.encode(final, 0))
+        assert game.position(i) == final  # the leftovers under the pile, jokers first, then by rank
     assert game.final_scores.tolist() == [[3, 1], [3, 4], [1, 4]]
 
 

@@ -1,0 +1,646 @@
+"""The rules of play, compiled once: each rule a small function on a `Game`'s arrays.
+
+A `Game` holds any number of game *slots* (one row of every array per slot);
+each rule function works on one slot ``b`` of it, and `Rules` holds the
+rules' parameters by name. The batched engine loops these functions over
+thousands of slots; `rouba_env.table.Table` runs them on a game of one slot,
+so a single game and slot 0 of a batch are the same code.
+
+The rules look only at ranks: a slot keeps rank counts of every hand, the
+table and the seen cards, each pile's size and top, and its deck as ranks.
+Card identity (suits) matters only to what people see (frames, the browser,
+replays): with ``Rules.track_cards`` a slot also keeps the card codes of
+every hand, the table, each pile and the deck, in the order the rules page's
+table would show them, moved by the same functions.
+
+Compiled code receives a game as one int16 buffer, its ``current`` seats and
+one int64 parameter vector (`GameArrays`); `rules_of` and `game_of` give it
+its named form. The layout of that vector is private to this module and to
+the encodings' `observation_starts`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, rank_of
+from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.scoring import REWARD_MODES, write_final_rewards
+
+RANK_SLOTS = NUM_RANKS + 1
+"""Per-rank count arrays: 13 ranks, then the joker slot."""
+JOKER_SLOT = JOKER_RANK
+JOKER_KIND_OFFSET = NUM_RANKS
+"""Kinds 0..12 play a natural card of that rank; kind 13 + r plays a joker named as rank r."""
+NUM_KINDS = 2 * NUM_RANKS
+TARGET_TABLE = 0
+"""Capture a table card of the played (or named) rank."""
+TARGET_DISCARD = 1
+"""Leave the card face up on the table."""
+TARGET_TABLE_JOKER = 2
+"""Capture a joker lying on the table (any card may); unused with ``take_all``."""
+TARGET_PILE_OFFSET = 3
+"""Target ``3 + k`` is the pile of the seat ``k`` places to the mover's left (k = 0: own pile)."""
+NO_SEAT = -1
+EMPTY_PILE = -1
+TALK_PLAYED = NUM_RANKS
+"""A seat's table-talk row: 13 passed-up counts (natural ranks), then 14 played counts (rank slots)."""
+TALK_SIZE = NUM_RANKS + RANK_SLOTS
+LAST_MOVE_FIELDS = ("seat", "kind", "target", "card")
+"""A slot's ``last_move`` row: who played, the move, and the card (its code with ``track_cards``, else its
+rank slot); seat `NO_SEAT` before the first move."""
+
+card_rank = numba.njit(cache=True, nogil=True, inline="always")(rank_of)
+"""The cards' one rank rule, compiled."""
+final_rewards = numba.njit(cache=True, nogil=True, inline="always")(write_final_rewards)
+"""The rules' one definition of the final rewards, compiled."""
+
+
+def move_index(kind, target, stride):
+    """Where move (kind, target) sits in a move table with ``stride`` targets per kind.
+
+    This is the action encoding's index (`rouba_env.encoding.actions`): ``stride = 3 + max_players``.
+    """
+    return kind * stride + target
+
+
+def move_at(index, stride):
+    """(kind, target) of a move table index: the inverse of `move_index`."""
+    kind = index // stride
+    return kind, index - kind * stride
+
+
+index_of = numba.njit(cache=True, nogil=True, inline="always")(move_index)
+move_of = numba.njit(cache=True, nogil=True, inline="always")(move_at)
+
+
+class Rules(NamedTuple):
+    """The rules' parameters as compiled code reads them (`rules_of`)."""
+
+    num_players: int
+    move_stride: int
+    """Targets per kind in a move table: 3 + the seats the encoding pads to."""
+    hand_size: int
+    table_cards: int
+    take_all: bool
+    must_capture: bool
+    leftovers_to_last_capturer: bool
+    draw_from_deck: bool
+    jokers: bool
+    first_player: int
+    dealer: int
+    total_cards: int
+    reward_mode: int
+    """Index into `rouba_env.rules.scoring.REWARD_MODES`."""
+    auto_reset: bool
+    track_cards: bool
+
+
+class Game(NamedTuple):
+    """Every slot's state: row ``b`` of each array is slot ``b``'s game (`game_of`)."""
+
+    hands: np.ndarray
+    """[B, n, 14]: cards of each rank slot in each seat's hand."""
+    hand_count: np.ndarray
+    """[B, n]: cards in each hand."""
+    table: np.ndarray
+    """[B, 14]: face-up table cards per rank slot."""
+    seen: np.ndarray
+    """[B, 14]: cards per rank slot that have been face up (table and piles)."""
+    pile: np.ndarray
+    """[B, n]: cards in each seat's pile (its score)."""
+    top: np.ndarray
+    """[B, n]: rank showing on each pile (a joker shows its name), or `EMPTY_PILE`."""
+    talk: np.ndarray
+    """[B, n, 27]: the table talk of each seat since its hand was dealt (`TALK_PLAYED`)."""
+    deck: np.ndarray
+    """[B, C]: rank slot of each undealt card; the top of the deck is at ``deck_len - 1``."""
+    deck_len: np.ndarray
+    last_capturer: np.ndarray
+    """[B]: last seat that captured from the table or stole a pile, or `NO_SEAT`."""
+    turn: np.ndarray
+    """[B]: moves played so far."""
+    last_move: np.ndarray
+    """[B, 4]: `LAST_MOVE_FIELDS`."""
+    current: np.ndarray
+    """int64[B]: the seat to act, or `NO_SEAT` once the game is over."""
+    hand_cards: np.ndarray
+    """[B, n, H] (H = 0 without ``track_cards``): each hand's card codes in the order dealt."""
+    table_cards: np.ndarray
+    """[B, C or 0]: the table's card codes in the order laid."""
+    table_len: np.ndarray
+    pile_cards: np.ndarray
+    """[B, n, C or 0]: each pile's card codes, bottom first."""
+    deck_cards: np.ndarray
+    """[B, C or 0]: the deck's card codes, as ``deck``."""
+
+
+STATE_FIELDS = tuple(name for name in Game._fields if name != "current")
+"""The fields kept in the int16 buffer, in buffer order (``current`` is its own int64 array)."""
+RULE_PARAMS = len(Rules._fields)
+P_BATCH, P_SEATS, P_CARDS, P_HAND_CARDS, P_TRACKED = range(RULE_PARAMS, RULE_PARAMS + 5)
+P_OFFSETS = RULE_PARAMS + 5
+CORE_PARAMS = P_OFFSETS + len(STATE_FIELDS)
+"""Entries of the parameter vector this module owns; the encodings append theirs after them."""
+
+
+def slot_shapes(num_players: int, total_cards: int, hand_cards: int, tracked: int) -> dict[str, tuple[int, ...]]:
+    """Each buffer field's shape for one slot (``tracked``: card codes kept, ``total_cards`` or 0)."""
+    n, C = num_players, total_cards
+    return {
+        "hands": (n, RANK_SLOTS), "hand_count": (n,), "table": (RANK_SLOTS,), "seen": (RANK_SLOTS,),
+        "pile": (n,), "top": (n,), "talk": (n, TALK_SIZE), "deck": (C,), "deck_len": (), "last_capturer": (),
+        "turn": (), "last_move": (len(LAST_MOVE_FIELDS),), "hand_cards": (n, hand_cards), "table_cards": (tracked,),
+        "table_len": (), "pile_cards": (n, tracked), "deck_cards": (tracked,),
+    }
+
+
+class GameArrays:
+    """The arrays of ``batch`` slots of one rules config, as Python and compiled code share them.
+
+    ``buffer`` (int16) holds every `STATE_FIELDS` array, each a named numpy view here
+    (``arrays.hands[b, seat, rank]``); ``current`` is int64; ``params`` tells compiled code the
+    rules and where each field lies. ``extra_params`` are appended for the encodings.
+    """
+
+    def __init__(self, config: RulesConfig, batch: int, move_stride: int, reward: str, auto_reset: bool,
+                 track_cards: bool, extra_params: list[int] = ()):
+        n, C = config.num_players, config.total_cards
+        hand_cards = max(config.hand_size, 1) if track_cards else 0
+        tracked = C if track_cards else 0
+        rules = Rules(
+            num_players=n, move_stride=move_stride, hand_size=config.hand_size, table_cards=config.table_cards,
+            take_all=config.take_all, must_capture=config.must_capture,
+            leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
+            jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
+            reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
+        shapes = slot_shapes(n, C, hand_cards, tracked)
+        offsets, start = [], 0
+        for name in STATE_FIELDS:
+            offsets.append(start)
+            start += batch * int(np.prod(shapes[name], dtype=np.int64))
+        self.rules = rules
+        self.batch = batch
+        self.buffer = np.zeros(start, dtype=np.int16)
+        self.current = np.full(batch, NO_SEAT, dtype=np.int64)
+        self.params = np.array([int(value) for value in rules] + [batch, n, C, hand_cards, tracked] + offsets
+                               + list(extra_params), dtype=np.int64)
+        for name, offset in zip(STATE_FIELDS, offsets):
+            shape = (batch, *shapes[name])
+            size = int(np.prod(shape, dtype=np.int64))
+            setattr(self, name, self.buffer[offset:offset + size].reshape(shape))
+        self.top[:] = EMPTY_PILE
+        self.last_capturer[:] = NO_SEAT
+        self.last_move[:, 0] = NO_SEAT
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def rules_of(p) -> Rules:
+    """The named rules of a parameter vector (`GameArrays.params`)."""
+    return Rules(p[0], p[1], p[2], p[3], p[4] != 0, p[5] != 0, p[6] != 0, p[7] != 0, p[8] != 0, p[9], p[10], p[11],
+                 p[12], p[13] != 0, p[14] != 0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _field(buffer, p, index, size):
+    start = p[P_OFFSETS + index]
+    return buffer[start:start + size]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def game_of(p, buffer, current) -> Game:
+    """The named arrays of a game buffer (`GameArrays`), as views."""
+    B, n, C, H, T = p[P_BATCH], p[P_SEATS], p[P_CARDS], p[P_HAND_CARDS], p[P_TRACKED]
+    return Game(
+        _field(buffer, p, 0, B * n * RANK_SLOTS).reshape((B, n, RANK_SLOTS)),
+        _field(buffer, p, 1, B * n).reshape((B, n)),
+        _field(buffer, p, 2, B * RANK_SLOTS).reshape((B, RANK_SLOTS)),
+        _field(buffer, p, 3, B * RANK_SLOTS).reshape((B, RANK_SLOTS)),
+        _field(buffer, p, 4, B * n).reshape((B, n)),
+        _field(buffer, p, 5, B * n).reshape((B, n)),
+        _field(buffer, p, 6, B * n * TALK_SIZE).reshape((B, n, TALK_SIZE)),
+        _field(buffer, p, 7, B * C).reshape((B, C)),
+        _field(buffer, p, 8, B),
+        _field(buffer, p, 9, B),
+        _field(buffer, p, 10, B),
+        _field(buffer, p, 11, B * 4).reshape((B, 4)),
+        current,
+        _field(buffer, p, 12, B * n * H).reshape((B, n, H)),
+        _field(buffer, p, 13, B * T).reshape((B, T)),
+        _field(buffer, p, 14, B),
+        _field(buffer, p, 15, B * n * T).reshape((B, n, T)),
+        _field(buffer, p, 16, B * T).reshape((B, T)),
+    )
+
+
+# ------------------------------------------------------------------ dealing
+
+
+@numba.njit(cache=True, nogil=True)
+def forget_table_talk(r: Rules, g: Game, b, seat):
+    """A new hand: what the table said to ``seat`` starts afresh."""
+    for i in range(TALK_SIZE):
+        g.talk[b, seat, i] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def give_top_card(r: Rules, g: Game, b, seat):
+    """Move the deck's top card into ``seat``'s hand."""
+    left = g.deck_len[b] - 1
+    g.deck_len[b] = left
+    g.hands[b, seat, g.deck[b, left]] += 1
+    if r.track_cards:
+        g.hand_cards[b, seat, g.hand_count[b, seat]] = g.deck_cards[b, left]
+    g.hand_count[b, seat] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def deal_hands(r: Rules, g: Game, b):
+    """Deal one card at a time from left of the dealer, up to the hand size, until the deck runs out.
+
+    A new deal: every seat's table talk starts afresh.
+    """
+    for seat in range(r.num_players):
+        forget_table_talk(r, g, b, seat)
+    for _ in range(r.hand_size):
+        seat = r.first_player
+        for _offset in range(r.num_players):
+            if g.deck_len[b] == 0:
+                return
+            give_top_card(r, g, b, seat)
+            seat = seat + 1 if seat + 1 < r.num_players else 0
+
+
+@numba.njit(cache=True, nogil=True)
+def draw(r: Rules, g: Game, b, seat):
+    """``draw_from_deck``: ``seat`` flips the deck's top card (a new hand: its table talk starts afresh)."""
+    give_top_card(r, g, b, seat)
+    forget_table_talk(r, g, b, seat)
+
+
+@numba.njit(cache=True, nogil=True)
+def lay_table(r: Rules, g: Game, b):
+    """Lay the table cards face up from the top of the deck."""
+    for _ in range(r.table_cards):
+        left = g.deck_len[b] - 1
+        g.deck_len[b] = left
+        rank = g.deck[b, left]
+        g.table[b, rank] += 1
+        g.seen[b, rank] += 1
+        if r.track_cards:
+            g.table_cards[b, g.table_len[b]] = g.deck_cards[b, left]
+        g.table_len[b] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def start_game(r: Rules, g: Game, b, order, deck_ranks, deck_cards):
+    """Deal a new game in slot ``b`` from a shuffle ``order`` of the unshuffled deck.
+
+    ``deck_ranks`` and ``deck_cards``: rank slot and code of each card of `RulesConfig.unshuffled_deck`;
+    the deck is ``order`` applied to it, its last card on top (`rouba_env.rules.seeding.shuffle_order`).
+    Hands are dealt one card at a time starting left of the dealer, then the table is laid. With
+    ``draw_from_deck`` nobody is dealt a hand: the table is laid and the first player flips the top card.
+    """
+    for seat in range(r.num_players):
+        for rank in range(RANK_SLOTS):
+            g.hands[b, seat, rank] = 0
+        forget_table_talk(r, g, b, seat)
+        g.hand_count[b, seat] = 0
+        g.pile[b, seat] = 0
+        g.top[b, seat] = EMPTY_PILE
+    for rank in range(RANK_SLOTS):
+        g.table[b, rank] = 0
+        g.seen[b, rank] = 0
+    for j in range(r.total_cards):
+        g.deck[b, j] = deck_ranks[order[j]]
+        if r.track_cards:
+            g.deck_cards[b, j] = deck_cards[order[j]]
+    g.deck_len[b] = r.total_cards
+    g.table_len[b] = 0
+    g.last_capturer[b] = NO_SEAT
+    g.turn[b] = 0
+    g.last_move[b, 0] = NO_SEAT
+    if r.draw_from_deck:
+        lay_table(r, g, b)
+        draw(r, g, b, r.first_player)
+    else:
+        deal_hands(r, g, b)
+        lay_table(r, g, b)
+    g.current[b] = r.first_player
+
+
+# ------------------------------------------------------------------ legal moves
+
+
+@numba.njit(cache=True, nogil=True)
+def legal_moves(r: Rules, g: Game, b, out):
+    """Mark every legal move of the seat to act in the move table ``out`` (all zero once the game is over).
+
+    A card showing rank r may capture a table card of rank r (with ``take_all``
+    a table joker also counts), capture a table joker (not with ``take_all``),
+    or go on any pile whose top shows r (the own pile or a steal). It may be
+    discarded only if it can capture nothing, unless ``must_capture`` is off.
+    A joker may be named as any rank; a discarded joker is named nothing (its
+    one discard move uses the first joker kind).
+    """
+    for i in range(out.shape[0]):
+        out[i] = 0
+    mover = g.current[b]
+    if mover < 0:
+        return
+    stride = r.move_stride
+    has_joker = g.hands[b, mover, JOKER_SLOT] > 0
+    table_jokers = g.table[b, JOKER_SLOT] > 0
+    piles_showing = 0
+    seat = mover
+    for offset in range(r.num_players):
+        top = g.top[b, seat]
+        if top >= 0:
+            piles_showing |= 1 << top
+            if g.hands[b, mover, top] > 0:
+                out[index_of(top, TARGET_PILE_OFFSET + offset, stride)] = 1
+            if has_joker:
+                out[index_of(JOKER_KIND_OFFSET + top, TARGET_PILE_OFFSET + offset, stride)] = 1
+        seat = seat + 1 if seat + 1 < r.num_players else 0
+    joker_on_table = table_jokers and not r.take_all
+    joker_can_capture = False
+    for rank in range(NUM_RANKS):
+        on_table = g.table[b, rank] > 0 or (r.take_all and table_jokers)
+        can_capture = on_table or joker_on_table or ((piles_showing >> rank) & 1) != 0
+        if g.hands[b, mover, rank] > 0:
+            if on_table:
+                out[index_of(rank, TARGET_TABLE, stride)] = 1
+            if joker_on_table:
+                out[index_of(rank, TARGET_TABLE_JOKER, stride)] = 1
+            if not can_capture or not r.must_capture:
+                out[index_of(rank, TARGET_DISCARD, stride)] = 1
+        if has_joker:
+            if on_table:
+                out[index_of(JOKER_KIND_OFFSET + rank, TARGET_TABLE, stride)] = 1
+            if joker_on_table:
+                out[index_of(JOKER_KIND_OFFSET + rank, TARGET_TABLE_JOKER, stride)] = 1
+            if can_capture:
+                joker_can_capture = True
+    if has_joker and (not joker_can_capture or not r.must_capture):
+        out[index_of(JOKER_KIND_OFFSET, TARGET_DISCARD, stride)] = 1
+
+
+# ------------------------------------------------------------------ playing a move
+
+
+@numba.njit(cache=True, nogil=True)
+def shown_rank(kind):
+    """Rank a played kind shows: a natural card's own rank or a joker's named rank."""
+    return kind - JOKER_KIND_OFFSET if kind >= JOKER_KIND_OFFSET else kind
+
+
+@numba.njit(cache=True, nogil=True)
+def pile_seat(r: Rules, mover, target):
+    """Absolute seat whose pile a pile target of ``mover`` points at."""
+    seat = mover + target - TARGET_PILE_OFFSET
+    return seat - r.num_players if seat >= r.num_players else seat
+
+
+@numba.njit(cache=True, nogil=True)
+def table_talk(r: Rules, g: Game, b, mover, kind, target):
+    """Record what ``mover`` tells the table by playing (kind, target), before it is played.
+
+    A natural rank is passed up when a card of it could be taken (it lies on the table, or another
+    seat's pile shows it) and the move plays a card of another rank; a discarded joker shows no rank
+    and so passes every takeable rank up. The card's rank slot is counted as played. Public facts.
+    """
+    is_joker = kind >= JOKER_KIND_OFFSET
+    shown = -1 if (is_joker and target == TARGET_DISCARD) else shown_rank(kind)
+    for rank in range(NUM_RANKS):
+        if rank == shown:
+            continue
+        takeable = g.table[b, rank] > 0
+        seat = mover
+        for _offset in range(r.num_players - 1):
+            if takeable:
+                break
+            seat = seat + 1 if seat + 1 < r.num_players else 0
+            takeable = g.top[b, seat] == rank
+        if takeable:
+            g.talk[b, mover, rank] += 1
+    g.talk[b, mover, TALK_PLAYED + (JOKER_SLOT if is_joker else kind)] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def take_from_hand(r: Rules, g: Game, b, seat, slot):
+    """Take a card of rank slot ``slot`` from ``seat``'s hand (the first such in hand); its code, or ``slot``."""
+    g.hands[b, seat, slot] -= 1
+    count = g.hand_count[b, seat] - 1
+    g.hand_count[b, seat] = count
+    if not r.track_cards:
+        return slot
+    cards = g.hand_cards[b, seat]
+    i = 0
+    while card_rank(cards[i]) != slot:
+        i += 1
+    card = cards[i]
+    for j in range(i, count):
+        cards[j] = cards[j + 1]
+    return card
+
+
+@numba.njit(cache=True, nogil=True)
+def add_to_pile(r: Rules, g: Game, b, seat, card):
+    if r.track_cards:
+        g.pile_cards[b, seat, g.pile[b, seat]] = card
+    g.pile[b, seat] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def discard(r: Rules, g: Game, b, slot, card):
+    """Leave the card face up on the table."""
+    g.table[b, slot] += 1
+    if r.track_cards:
+        g.table_cards[b, g.table_len[b]] = card
+    g.table_len[b] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def take_from_table(r: Rules, g: Game, b, seat, rank, count):
+    """Move the first ``count`` table cards of ``rank`` (in table order) onto ``seat``'s pile."""
+    g.table[b, rank] -= count
+    if r.track_cards:
+        cards = g.table_cards[b]
+        kept = 0
+        for i in range(g.table_len[b]):
+            if count > 0 and card_rank(cards[i]) == rank:
+                add_to_pile(r, g, b, seat, cards[i])
+                count -= 1
+            else:
+                cards[kept] = cards[i]
+                kept += 1
+        g.table_len[b] = kept
+    else:
+        g.pile[b, seat] += count
+        g.table_len[b] -= count
+
+
+@numba.njit(cache=True, nogil=True)
+def take_all_from_table(r: Rules, g: Game, b, seat, rank):
+    """``take_all``: move every table card of ``rank`` and every table joker, in table order, onto the pile."""
+    taken = g.table[b, rank] + g.table[b, JOKER_SLOT]
+    g.table[b, rank] = 0
+    g.table[b, JOKER_SLOT] = 0
+    if r.track_cards:
+        cards = g.table_cards[b]
+        kept = 0
+        for i in range(g.table_len[b]):
+            card_slot = card_rank(cards[i])
+            if card_slot == rank or card_slot == JOKER_SLOT:
+                add_to_pile(r, g, b, seat, cards[i])
+            else:
+                cards[kept] = cards[i]
+                kept += 1
+        g.table_len[b] = kept
+    else:
+        g.pile[b, seat] += taken
+        g.table_len[b] -= taken
+
+
+@numba.njit(cache=True, nogil=True)
+def capture(r: Rules, g: Game, b, mover, target, rank):
+    """Capture from the table with a card showing ``rank``: a card of that rank (with ``take_all``, all of
+    them and every table joker), or a table joker (`TARGET_TABLE_JOKER`). The played card goes on top."""
+    if target == TARGET_TABLE_JOKER:
+        take_from_table(r, g, b, mover, JOKER_SLOT, 1)
+    elif r.take_all:
+        take_all_from_table(r, g, b, mover, rank)
+    else:
+        take_from_table(r, g, b, mover, rank, 1)
+    g.last_capturer[b] = mover
+
+
+@numba.njit(cache=True, nogil=True)
+def steal(r: Rules, g: Game, b, mover, victim):
+    """Take the whole pile of ``victim`` (whose top shows the played rank) under the played card."""
+    if r.track_cards:
+        for i in range(g.pile[b, victim]):
+            add_to_pile(r, g, b, mover, g.pile_cards[b, victim, i])
+    else:
+        g.pile[b, mover] += g.pile[b, victim]
+    g.pile[b, victim] = 0
+    g.top[b, victim] = EMPTY_PILE
+    g.last_capturer[b] = mover
+
+
+@numba.njit(cache=True, nogil=True)
+def play_move(r: Rules, g: Game, b, kind, target):
+    """The seat to act plays the (legal) move (kind, target); then the turn passes. True if the game ended.
+
+    The card leaves the hand (a natural card: the first of its rank in hand; a joker shows the rank it
+    is named as) and becomes public. It is discarded, captures from the table, lands on the own pile, or
+    steals the pile it is played on; in every case but a discard it becomes the top of the mover's pile.
+    """
+    mover = g.current[b]
+    rank = shown_rank(kind)
+    slot = JOKER_SLOT if kind >= JOKER_KIND_OFFSET else kind
+    table_talk(r, g, b, mover, kind, target)
+    card = take_from_hand(r, g, b, mover, slot)
+    g.seen[b, slot] += 1
+    if target == TARGET_DISCARD:
+        discard(r, g, b, slot, card)
+    else:
+        if target == TARGET_TABLE or target == TARGET_TABLE_JOKER:
+            capture(r, g, b, mover, target, rank)
+        else:
+            victim = pile_seat(r, mover, target)
+            if victim != mover:
+                steal(r, g, b, mover, victim)
+        add_to_pile(r, g, b, mover, card)
+        g.top[b, mover] = rank
+    g.turn[b] += 1
+    g.last_move[b, 0] = mover
+    g.last_move[b, 1] = kind
+    g.last_move[b, 2] = target
+    g.last_move[b, 3] = card
+    return advance(r, g, b, mover)
+
+
+# ------------------------------------------------------------------ passing the turn, the end
+
+
+@numba.njit(cache=True, nogil=True)
+def advance(r: Rules, g: Game, b, mover):
+    """Pass the turn to the left, dealing again or ending the game as the rules say; True if it ended.
+
+    With ``draw_from_deck`` the next seat flips the deck's top card while there is one. Otherwise the
+    next seat to the left with cards plays; when every hand is empty and the deck is not, new hands
+    are dealt and the first player (always dealt the first card) plays.
+    """
+    n = r.num_players
+    if r.draw_from_deck:
+        if g.deck_len[b] > 0:
+            nxt = mover + 1 if mover + 1 < n else 0
+            g.current[b] = nxt
+            draw(r, g, b, nxt)
+            return False
+    else:
+        seat = mover
+        for _offset in range(n):
+            seat = seat + 1 if seat + 1 < n else 0
+            if g.hand_count[b, seat] > 0:
+                g.current[b] = seat
+                return False
+        if g.deck_len[b] > 0:
+            deal_hands(r, g, b)
+            g.current[b] = r.first_player
+            return False
+    finish(r, g, b)
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def finish(r: Rules, g: Game, b):
+    """End the game; with ``leftovers_to_last_capturer`` the table goes under that seat's pile.
+
+    If that pile is empty, the leftovers form it with the highest natural rank
+    on top (a pile of leftover jokers only shows ace: a joker shows its name).
+    """
+    g.current[b] = NO_SEAT
+    seat = g.last_capturer[b]
+    left = g.table_len[b]
+    if not r.leftovers_to_last_capturer or seat < 0 or left == 0:
+        return
+    highest = -1
+    for rank in range(RANK_SLOTS):
+        if g.table[b, rank] > 0 and rank < NUM_RANKS:
+            highest = rank
+        g.table[b, rank] = 0
+    if g.top[b, seat] < 0:
+        g.top[b, seat] = highest if highest >= 0 else 0
+    if r.track_cards:
+        size = g.pile[b, seat]
+        pile = g.pile_cards[b, seat]
+        for i in range(size - 1, -1, -1):  # the leftovers go under the pile
+            pile[i + left] = pile[i]
+        cards = g.table_cards[b]
+        placed = 0
+        for k in range(RANK_SLOTS):  # jokers first, then by rank, each in table order
+            slot = JOKER_SLOT if k == 0 else k - 1
+            for i in range(left):
+                if card_rank(cards[i]) == slot:
+                    pile[placed] = cards[i]
+                    placed += 1
+    g.pile[b, seat] += left
+    g.table_len[b] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def write_rewards(r: Rules, g: Game, b, out):
+    """Each seat's final reward (`rouba_env.rules.scoring.write_final_rewards`) of slot ``b`` into ``out``."""
+    final_rewards(r.reward_mode, g.pile[b], r.total_cards, out)
+
+
+def deck_arrays(config: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(rank slot, code) of each card of `RulesConfig.unshuffled_deck`, the order a shuffle permutes."""
+    deck = config.unshuffled_deck()
+    return (np.array([rank_of(card) for card in deck], dtype=np.int16), np.array(deck, dtype=np.int16))
+
