@@ -1,4 +1,4 @@
-"""The table: one game on the reference engine, its seats, and what happens to every action, written once.
+"""The table: one game on the compiled rules core, its seats, and what happens to every action, written once.
 
 Every front end that plays a game holds a `Table`: the PettingZoo AEC and
 Gymnasium environments, the RLlib environment, the duplicate-deal evaluator,
@@ -8,9 +8,10 @@ caller: the learner of an environment, a person at the terminal or in the
 browser. `Table.play_seated` lets the seated players move until an open seat
 must act or the game is over; `Table.play` plays an outside caller's move.
 
-Moves are played in place (`engine.play_move`, the same rules code as the
-pure `engine.apply_move`); the legal actions are computed once per turn (they
-serve the mask and the legality check). Legality is checked here and only here:
+The game is slot 0 of a one-slot `rouba_env.batched.game.VectorGame`: the
+rules core plays the move, passes the turn and writes the next observation
+and legal-action mask in one compiled call, the same code that steps
+thousands of games. Legality is checked here and only here:
 
 * a seated player that returns anything but a legal action index is a bug in
   that player: `IllegalPlayerAction` (a ValueError) names it, its seat and the
@@ -38,6 +39,8 @@ from rouba_env.rules import engine, scoring
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import JOKER_KIND_OFFSET
+from rouba_env.rules.seeding import DEAL_SEED_BOUND
+from rouba_env.batched.game import VectorGame
 
 if TYPE_CHECKING:  # the Policy protocol is the players' floor; the table only calls ``act``
     from rouba_env.players.base import Policy
@@ -45,6 +48,8 @@ if TYPE_CHECKING:  # the Policy protocol is the players' floor; the table only c
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 """What an illegal action does: end the game with a penalty, or raise a ValueError."""
 DEFAULT_ILLEGAL_REWARD = -1.0
+ONE_SLOT = np.zeros(1, dtype=np.int64)
+"""The slots of a table's one-slot game (and seat 0 of it, where a seat array is asked for)."""
 
 
 RULES_A_PLAYER_MAY_DIFFER_IN = ("dealer",)
@@ -111,7 +116,10 @@ MoveHook = Callable[[int, int], None]
 
 
 class Table:
-    """One game on the reference engine with its seats: players, open seats and the illegal-action rule.
+    """One game with its seats: players, open seats and the illegal-action rule.
+
+    The game is a one-slot `rouba_env.batched.game.VectorGame` that keeps every card's code: the same
+    compiled rules as a batch of thousands, and `state` names the cards for views.
 
     Args:
         rules: the rules config.
@@ -144,12 +152,16 @@ class Table:
             self.seat(seats)
         self.before_move = before_move
         self.after_move = after_move
-        self.state: engine.GameState | None = None
+        self.game = VectorGame(rules, 1, max_players=max_players, auto_reset=False, reward=reward, track_cards=True)
+        """The game, as slot 0 of a one-slot batched game."""
+        self._obs, self._mask = self.game.obs[0], self.game.mask[0]
+        self._play_move = self.game.slot_player(0)
+        self._current = self.game.current
+        self._started = False
+        self._position: engine.GameState | None = None
+        self._position_turn = -1
         self.offender: int | None = None
         """Seat whose illegal action ended the game, if one did."""
-        self._legal_turn = -1
-        self._legal: list[engine.Move] = []
-        self._mask = np.zeros(self.actions.size, dtype=np.int8)
 
     def seat(self, seats: "Sequence[Policy | None]") -> None:
         """Put a `Policy` (or None: open) at every seat, in seat order."""
@@ -164,66 +176,85 @@ class Table:
 
     @property
     def started(self) -> bool:
-        return self.state is not None
+        return self._started
+
+    @property
+    def state(self) -> engine.GameState | None:
+        """The game as a `GameState` naming every card (None before the first deal): a copy for views."""
+        if not self._started:
+            return None
+        turn = int(self.game.arrays.turn[0])
+        if self._position_turn != turn:
+            self._position = self.game.position(0)
+            self._position_turn = turn
+        return self._position
 
     def require_started(self, what: str) -> engine.GameState:
-        if self.state is None:
+        if not self._started:
             raise not_started(what)
         return self.state
 
     def start(self, rng: np.random.Generator) -> None:
-        """Deal a new game from ``rng``."""
-        self._begin(engine.new_game(self.rules, rng))
+        """Deal a new game from a deal seed drawn from ``rng`` (as `engine.new_game` draws it)."""
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        self.start_deal(int(rng.integers(0, DEAL_SEED_BOUND)))
 
     def start_deal(self, deal_seed: int) -> None:
         """Deal the game of one deal seed (`engine.start_game`: the same cards for every seating)."""
-        self._begin(engine.start_game(self.rules, deal_seed))
-
-    def _begin(self, state: engine.GameState) -> None:
-        self.state = state
+        if not isinstance(deal_seed, (int, np.integer)) or not 0 <= int(deal_seed) < DEAL_SEED_BOUND:
+            raise ValueError(f"deal_seed must be an int in [0, 2**63), got {deal_seed!r}")
+        self.game.deal(ONE_SLOT, np.array([deal_seed], dtype=np.uint64))
+        self._started = True
+        self._position_turn = -1
         self.offender = None
-        self._legal_turn = -1
 
     @property
     def over(self) -> bool:
-        return self.state is not None and (self.offender is not None or engine.is_terminal(self.state))
+        return self._started and (self.offender is not None or int(self._current[0]) < 0)
 
     @property
     def current(self) -> int:
         """Seat to act, or `engine.NO_SEAT` once the game is over."""
-        return engine.NO_SEAT if self.over else self.require_started("reading the seat to act").current
-
-    def _refresh_legal(self) -> None:
-        state = self.require_started("reading the legal moves")
-        if self._legal_turn != state.turn:
-            self._legal = engine.legal_moves(state)
-            self._mask = self.actions.mask_of(self._legal)
-            self._legal_turn = state.turn
+        if not self._started:
+            raise not_started("reading the seat to act")
+        return engine.NO_SEAT if self.offender is not None else int(self._current[0])
 
     def legal_actions(self) -> list[int]:
         """Legal action indices of the seat to act (empty once the game is over)."""
+        if not self._started:
+            raise not_started("reading the legal moves")
         if self.over:
             return []
-        self._refresh_legal()
         return np.flatnonzero(self._mask).tolist()
 
     def mask(self, seat: int) -> np.ndarray:
         """int8 mask of ``seat``'s legal actions (all zero when it is not that seat's turn or the game is over)."""
-        state = self.state
-        if state is None:
+        if not self._started:
             raise not_started("reading a mask")
-        if seat != state.current or self.offender is not None:  # not its turn, or the game is over
+        if seat != self._current[0] or self.offender is not None:  # not its turn, or the game is over
             return np.zeros(self.actions.size, dtype=np.int8)
-        if self._legal_turn != state.turn:
-            self._refresh_legal()
         return self._mask.copy()  # the caller may keep or change it
 
     def observation(self, seat: int) -> np.ndarray:
         """``seat``'s observation vector (see `rouba_env.encoding.observation`)."""
-        state = self.state
-        if state is None:
+        if not self._started:
             raise not_started("observing")
-        return self.encoder.encode(state, seat)
+        current = self._current[0]
+        if seat == current or (current < 0 and seat == 0):  # the view the last move wrote
+            if type(seat) is int or is_int(seat):
+                return self._obs.copy()
+        n = self.rules.num_players
+        if not is_int(seat) or not 0 <= seat < n:
+            raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
+        return self.game.observe_one(0, int(seat))
+
+    def full_state(self) -> np.ndarray:
+        """Seat 0's observation, then what it cannot see (every hand and the deck per rank slot): the
+        centralized critic's input (`ObservationEncoder.full_state`)."""
+        if not self._started:
+            raise not_started("state()")
+        return np.concatenate([self.observation(0), self.game.hidden(ONE_SLOT, ONE_SLOT)[0]])
 
     def play(self, action, who: str) -> bool:
         """Play an outside caller's ``action`` for the seat to act; True if it was played.
@@ -232,26 +263,23 @@ class Table:
         (``"raise"``) or ends the game with ``offender`` set and returns False
         (``"terminate"``). ``who`` names the actor in messages.
         """
-        state = self.state
-        if state is None:
+        if not self._started:
             raise not_started("step()")
-        if self._legal_turn != state.turn:
-            self._refresh_legal()
-        move, reason = self._legal_move(action)
-        if move is None:
+        index, reason = self._legal_index(action)
+        if index < 0:
             message = illegal_action_message(action, who, reason, np.flatnonzero(self._mask).tolist())
             if self.illegal_action == "raise":
                 raise ValueError(message)
             warnings.warn(message + ENDS_THE_GAME, IllegalActionWarning, stacklevel=3)
-            self.offender = state.current
+            self.offender = int(self._current[0])
             return False
-        self._play(state.current, int(action), move)
+        self._play(int(self._current[0]), index)
         return True
 
-    def _play(self, seat: int, action: int, move: engine.Move) -> None:
+    def _play(self, seat: int, action: int) -> None:
         if self.before_move is not None:
             self.before_move(seat, action)
-        engine.play_move(self.require_started("playing"), move)
+        self._play_move(action)
         if self.after_move is not None:
             self.after_move(seat, action)
 
@@ -263,47 +291,51 @@ class Table:
         `IllegalPlayerAction` (nothing is played). ``clock`` (two per-seat
         lists) counts each seat's decisions and adds up the seconds its player took.
         """
-        state = self.require_started("playing")
+        if not self._started:
+            raise not_started("playing")
         while not self.over:
-            seat = state.current
+            seat = int(self._current[0])
             player = self.seats[seat]
             if player is None:
                 return
-            mask = self.mask(seat)
+            mask = self._mask.copy()
             started = time.perf_counter()
-            action = player.act(self.encoder.encode(state, seat), mask, rng)
+            action = player.act(self._obs.copy(), mask, rng)
             if clock is not None:
                 clock[0][seat] += 1
                 clock[1][seat] += time.perf_counter() - started
-            move, _ = self._legal_move(action)  # the one legality check, as for an outside caller's move
-            if move is None:
+            index, _ = self._legal_index(action)  # the one legality check, as for an outside caller's move
+            if index < 0:
                 raise IllegalPlayerAction(illegal_player_message(player, seat, action, np.flatnonzero(mask).tolist()))
-            self._play(seat, int(action), move)
+            self._play(seat, index)
 
-    def _legal_move(self, action) -> tuple[engine.Move | None, str]:
-        """(the move, "") if ``action`` is a legal action index now, else (None, why not)."""
+    def _legal_index(self, action) -> tuple[int, str]:
+        """(the action as an int, "") if ``action`` is a legal action index now, else (-1, why not)."""
         if type(action) is not int:  # the common case first; bools, floats and strings are refused
             if not is_int(action):
                 if not (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"):
-                    return None, "not an integer action index"
+                    return -1, "not an integer action index"
             action = int(action)
         if not 0 <= action < self.actions.size:
-            return None, out_of_range(self.actions.size)
-        if not self._mask[action]:
+            return -1, out_of_range(self.actions.size)
+        if self.offender is not None or not self._mask[action]:
             try:
                 what = self.actions.describe(self.require_started("describing a move"), action)
             except ValueError:  # a pile target of a padded, absent seat
                 what = "a move onto an absent seat's pile"
             if self.actions.move_of(action).kind >= JOKER_KIND_OFFSET and not self.rules.jokers:
-                return None, f"{what}: these rules have no jokers (jokers=False), so no joker move is ever legal"
-            return None, f"{what}: {NOT_LEGAL_NOW}"
-        return self.actions.move_of(action), ""
+                return -1, f"{what}: these rules have no jokers (jokers=False), so no joker move is ever legal"
+            return -1, f"{what}: {NOT_LEGAL_NOW}"
+        return action, ""
 
     def final_rewards(self) -> list[float]:
         """Each seat's reward once the game is over (the illegal-action penalty when one ended it)."""
         if self.offender is not None:
             return [self.illegal_reward if seat == self.offender else 0.0 for seat in range(self.rules.num_players)]
-        return scoring.final_rewards(self.reward_mode, scoring.scores(self.state), self.rules.total_cards)
+        return scoring.final_rewards(self.reward_mode, self.scores(), self.rules.total_cards)
 
     def scores(self) -> list[int]:
-        return scoring.scores(self.require_started("reading scores"))
+        """Cards in each seat's pile now (the final scores once the game is over)."""
+        if not self._started:
+            raise not_started("reading scores")
+        return self.game.arrays.pile[0].tolist()

@@ -25,6 +25,7 @@ position (``to_act`` all zero), and the slot's action is ignored.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Callable
 
 import numpy as np
 
@@ -347,12 +348,27 @@ class VectorGame:
             played=a.talk[b, :, TALK_PLAYED:].tolist(),
         )
 
+    def observe_one(self, slot: int, seat: int) -> np.ndarray:
+        """float32[D]: slot ``slot`` seen from absolute seat ``seat`` (ints the caller has checked)."""
+        out = np.empty(self.obs_size, dtype=np.float32)
+        a = self.arrays
+        kernels.observe_one(a.params, a.buffer, self.current, slot, seat, out)
+        return out
+
     def play_one(self, slot: int, action: int) -> bool:
         """Play the legal ``action`` (an int, checked by the caller against ``mask``) in live ``slot``; True if
-        its game ended. The one-game fast path of `play_checked`: no auto-reset, ``done`` is not touched."""
+        its game ended. The one-game path of `play_checked`: no auto-reset, ``done`` is not touched."""
         a = self.arrays
         return kernels.play_one(a.params, a.buffer, self.current, slot, action, self.obs[slot], self.mask[slot],
                                 self.rewards[slot], self.final_scores[slot])
+
+    def slot_player(self, slot: int) -> Callable[[int], bool]:
+        """A function that plays a legal action (an int the caller has checked) in live ``slot`` and
+        shows the position after it (``obs``, ``mask``); True if the game ended. It leaves ``rewards``,
+        ``final_scores`` and ``done`` alone: a table of one game, which reads the scores, calls it every move."""
+        a, play = self.arrays, kernels.play_and_show
+        params, buffer, current, obs, mask = a.params, a.buffer, self.current, self.obs[slot], self.mask[slot]
+        return lambda action: play(params, buffer, current, slot, action, obs, mask)
 
     # ------------------------------------------------------------ internals
 

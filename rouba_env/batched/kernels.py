@@ -57,6 +57,17 @@ def play_one(p, buffer, current, b, action, obs, mask, rewards, final_scores):
 
 
 @numba.njit(cache=True, nogil=True)
+def play_and_show(p, buffer, current, b, action, obs, mask):
+    """Play the (checked) ``action`` in live slot ``b`` and show the position after it (seat 0's view and an
+    empty mask once the game is over); True if the game ended. A one-game table's whole move."""
+    r = rules_of(p)
+    kind, target = move_of(action, r.move_stride)
+    ended = play_move(r, game_of(p, buffer, current), b, kind, target)
+    show_slot(p, buffer, current, b, obs, mask)
+    return ended
+
+
+@numba.njit(cache=True, nogil=True)
 def step_slots(p, buffer, current, slots, actions, obs, mask, rewards, done, final_scores, ended):
     """Play ``actions[i]`` (checked) in slot ``slots[i]`` where its game is live; returns how many games
     ended (their slots in ``ended``)."""
@@ -107,6 +118,12 @@ def observe_slot_seats(p, buffer, current, slots, seats, out):
     r, g, o = rules_of(p), game_of(p, buffer, current), observation_starts(p)
     for i in range(slots.shape[0]):
         write_observation(r, o, g, slots[i], seats[i], out[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def observe_one(p, buffer, current, b, seat, out):
+    """``out``: slot ``b`` seen from absolute seat ``seat``."""
+    write_observation(rules_of(p), observation_starts(p), game_of(p, buffer, current), b, seat, out)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -86,7 +86,7 @@ class raw_env(AECEnv):
 
     @property
     def game(self):
-        """The reference `GameState` of the current game (None before `reset`)."""
+        """The current game as a `GameState` naming every card (None before `reset`): a copy for views."""
         return self.table.state
 
     def observation_space(self, agent):
@@ -118,16 +118,16 @@ class raw_env(AECEnv):
         if seat is None:
             self._seat(agent)  # raises, naming the agents
         table = self.table
-        if table.state is None:
+        if not table.started:
             table.require_started("observe()")
         return {"observation": table.observation(seat), "action_mask": table.mask(seat)}
 
     def state(self) -> np.ndarray:
-        return self.encoder.full_state(self.table.require_started("state()"))
+        return self.table.full_state()
 
     def step(self, action) -> None:
         table = self.table
-        if table.state is None:
+        if not table.started:
             table.require_started("step()")
         if not self.agents:
             raise RuntimeError("the game is over and every agent has stepped out; call reset()")
@@ -137,7 +137,7 @@ class raw_env(AECEnv):
             return
         played = table.play(action, who=agent)
         self._cumulative_rewards[agent] = 0.0
-        current = table.require_started("step()").current
+        current = table.current
         if not played or current == NO_SEAT:
             self._end(illegal=not played)
         else:  # rewards stay zero until the end of the game

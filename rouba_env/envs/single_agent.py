@@ -147,7 +147,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     @property
     def game(self):
-        """The reference `GameState` of the current game (None before `reset`)."""
+        """The current game as a `GameState` naming every card (None before `reset`): a copy for views."""
         return self.table.state
 
     def _make_lineup(self, players) -> list[Policy]:
