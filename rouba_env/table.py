@@ -154,14 +154,26 @@ class Table:
         self.after_move = after_move
         self.game = VectorGame(rules, 1, max_players=max_players, auto_reset=False, reward=reward, track_cards=True)
         """The game, as slot 0 of a one-slot batched game."""
-        self._obs, self._mask = self.game.obs[0], self.game.mask[0]
-        self._play_move = self.game.slot_player(0)
-        self._current = self.game.current
+        self._bind_game()
         self._started = False
         self._position: engine.GameState | None = None
         self._position_turn = -1
         self.offender: int | None = None
         """Seat whose illegal action ended the game, if one did."""
+
+    def _bind_game(self) -> None:
+        """The game's buffers and its one-slot move, looked up once (every move uses them)."""
+        self._obs, self._mask, self._current = self.game.obs[0], self.game.mask[0], self.game.current
+        self._play_move = self.game.slot_player(0)
+
+    def __getstate__(self) -> dict:
+        """Pickled without the bound views and move (copies would lose the game); `__setstate__` binds them."""
+        return {key: value for key, value in self.__dict__.items()
+                if key not in ("_obs", "_mask", "_current", "_play_move")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_game()
 
     def seat(self, seats: "Sequence[Policy | None]") -> None:
         """Put a `Policy` (or None: open) at every seat, in seat order."""

@@ -98,3 +98,41 @@ def test_each_role_takes_its_reward_from_one_named_default():
     assert DEFAULT_VALUE_REWARD is TRAINING_REWARD
     training = pytest.importorskip("rouba_training.config")
     assert training.TrainConfig().reward is TRAINING_REWARD
+
+
+def test_a_pickled_table_plays_on_as_the_original():
+    """The table's views into its game are bound again after pickling (copies would freeze the game)."""
+    import pickle
+
+    table = Table(preset("jokers", num_players=3))
+    table.start(np.random.default_rng(4))
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        table.play(int(rng.choice(table.legal_actions())), "caller")
+    copy = pickle.loads(pickle.dumps(table))
+    while not table.over:
+        action = int(rng.choice(table.legal_actions()))
+        assert table.play(action, "caller") and copy.play(action, "caller")
+        assert copy.state == table.state
+        assert np.array_equal(copy.observation(1), table.observation(1))
+        assert np.array_equal(copy.mask(table.current), table.mask(table.current))
+    assert copy.over and copy.final_rewards() == table.final_rewards()
+
+
+def test_one_game_table_and_slot_zero_of_a_batch_play_the_same_game():
+    """A table's game is slot 0 of a batch: the same deal and moves give the same positions."""
+    from rouba_env.batched.game import VectorGame
+
+    rules = preset("take_all", num_players=4)
+    table, batch = Table(rules, max_players=5), VectorGame(rules, 3, max_players=5, auto_reset=False)
+    seeds = np.array([77, 78, 79], dtype=np.uint64)
+    table.start_deal(77)
+    batch.deal(np.arange(3), seeds)
+    rng = np.random.default_rng(6)
+    while not table.over:
+        assert np.array_equal(table.observation(table.current), batch.obs[0])
+        assert np.array_equal(table.mask(table.current), batch.mask[0])
+        actions = batch.random_actions(rng)
+        assert table.play(int(actions[0]), "caller")
+        batch.step(actions)
+    assert batch.done[0] and table.scores() == batch.final_scores[0].tolist()

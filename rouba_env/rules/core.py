@@ -177,24 +177,35 @@ class GameArrays:
             leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
             jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
             reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
-        shapes = slot_shapes(n, C, hand_cards, tracked)
+        self.shapes = slot_shapes(n, C, hand_cards, tracked)
         offsets, start = [], 0
         for name in STATE_FIELDS:
             offsets.append(start)
-            start += batch * int(np.prod(shapes[name], dtype=np.int64))
+            start += batch * int(np.prod(self.shapes[name], dtype=np.int64))
         self.rules = rules
         self.batch = batch
         self.buffer = np.zeros(start, dtype=np.int16)
         self.current = np.full(batch, NO_SEAT, dtype=np.int64)
         self.params = np.array([int(value) for value in rules] + [batch, n, C, hand_cards, tracked] + offsets
                                + list(extra_params), dtype=np.int64)
-        for name, offset in zip(STATE_FIELDS, offsets):
-            shape = (batch, *shapes[name])
-            size = int(np.prod(shape, dtype=np.int64))
-            setattr(self, name, self.buffer[offset:offset + size].reshape(shape))
+        self._bind_views()
         self.top[:] = EMPTY_PILE
         self.last_capturer[:] = NO_SEAT
         self.last_move[:, 0] = NO_SEAT
+
+    def _bind_views(self) -> None:
+        for index, name in enumerate(STATE_FIELDS):
+            shape = (self.batch, *self.shapes[name])
+            offset, size = int(self.params[P_OFFSETS + index]), int(np.prod(shape, dtype=np.int64))
+            setattr(self, name, self.buffer[offset:offset + size].reshape(shape))
+
+    def __getstate__(self) -> dict:
+        """Pickled without the views (a pickled view would be a copy); `__setstate__` makes them again."""
+        return {key: value for key, value in self.__dict__.items() if key not in STATE_FIELDS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
