@@ -16,33 +16,20 @@ from rouba_env.encoding.observation import observation_starts, write_hidden, wri
 from rouba_env.rules.core import game_of, legal_moves, move_of, play_move, rules_of, start_game, write_rewards
 
 
-@numba.njit(cache=True, nogil=True)
-def show_slot(p, buffer, current, b, obs, mask):
+@numba.njit(cache=True, nogil=True, inline="always")
+def show(r, g, o, b, obs, mask):
     """Observation of the seat to act (seat 0 once the game is over) and the mask of slot ``b``."""
-    r, g, o = rules_of(p), game_of(p, buffer, current), observation_starts(p)
-    seat = current[b] if current[b] >= 0 else 0
-    write_observation(r, o, g, b, seat, obs)
+    write_observation(r, o, g, b, g.current[b] if g.current[b] >= 0 else 0, obs)
     legal_moves(r, g, b, mask)
 
 
-@numba.njit(cache=True, nogil=True)
-def deal_games(p, buffer, current, slots, orders, deck_ranks, deck_cards, obs, mask):
-    """Start new games in ``slots`` (shuffles ``orders[i]``) and write their observations and masks."""
-    r, g = rules_of(p), game_of(p, buffer, current)
-    for i in range(slots.shape[0]):
-        b = slots[i]
-        start_game(r, g, b, orders[i], deck_ranks, deck_cards)
-        show_slot(p, buffer, current, b, obs[b], mask[b])
-
-
-@numba.njit(cache=True, nogil=True)
-def play_one(p, buffer, current, b, action, obs, mask, rewards, final_scores):
+@numba.njit(cache=True, nogil=True, inline="always")
+def play_slot(r, g, o, b, action, obs, mask, rewards, final_scores):
     """Play the (checked) ``action`` in live slot ``b``; True if that ended the game.
 
     Writes the next observation and mask of the slot (without auto-reset, a finished slot shows seat 0's
     view and an empty mask), and on the last move every seat's reward and final score.
     """
-    r, g = rules_of(p), game_of(p, buffer, current)
     for s in range(r.num_players):
         rewards[s] = 0.0
     kind, target = move_of(action, r.move_stride)
@@ -52,18 +39,35 @@ def play_one(p, buffer, current, b, action, obs, mask, rewards, final_scores):
             final_scores[s] = g.pile[b, s]
         write_rewards(r, g, b, rewards)
     if not ended or not r.auto_reset:
-        show_slot(p, buffer, current, b, obs, mask)
+        show(r, g, o, b, obs, mask)
     return ended
+
+
+@numba.njit(cache=True, nogil=True)
+def deal_games(p, buffer, current, slots, orders, deck_ranks, deck_cards, obs, mask):
+    """Start new games in ``slots`` (shuffles ``orders[i]``) and write their observations and masks."""
+    r, g, o = rules_of(p), game_of(p, buffer, current), observation_starts(p)
+    for i in range(slots.shape[0]):
+        b = slots[i]
+        start_game(r, g, b, orders[i], deck_ranks, deck_cards)
+        show(r, g, o, b, obs[b], mask[b])
+
+
+@numba.njit(cache=True, nogil=True)
+def play_one(p, buffer, current, b, action, obs, mask, rewards, final_scores):
+    """`play_slot` of one slot."""
+    return play_slot(rules_of(p), game_of(p, buffer, current), observation_starts(p), b, action, obs, mask, rewards,
+                     final_scores)
 
 
 @numba.njit(cache=True, nogil=True)
 def play_and_show(p, buffer, current, b, action, obs, mask):
     """Play the (checked) ``action`` in live slot ``b`` and show the position after it (seat 0's view and an
     empty mask once the game is over); True if the game ended. A one-game table's whole move."""
-    r = rules_of(p)
+    r, g = rules_of(p), game_of(p, buffer, current)
     kind, target = move_of(action, r.move_stride)
-    ended = play_move(r, game_of(p, buffer, current), b, kind, target)
-    show_slot(p, buffer, current, b, obs, mask)
+    ended = play_move(r, g, b, kind, target)
+    show(r, g, observation_starts(p), b, obs, mask)
     return ended
 
 
@@ -71,6 +75,7 @@ def play_and_show(p, buffer, current, b, action, obs, mask):
 def step_slots(p, buffer, current, slots, actions, obs, mask, rewards, done, final_scores, ended):
     """Play ``actions[i]`` (checked) in slot ``slots[i]`` where its game is live; returns how many games
     ended (their slots in ``ended``)."""
+    r, g, o = rules_of(p), game_of(p, buffer, current), observation_starts(p)
     count = 0
     for i in range(slots.shape[0]):
         b = slots[i]
@@ -79,7 +84,7 @@ def step_slots(p, buffer, current, slots, actions, obs, mask, rewards, done, fin
             for s in range(rewards.shape[1]):
                 rewards[b, s] = 0.0
             continue
-        if play_one(p, buffer, current, b, actions[i], obs[b], mask[b], rewards[b], final_scores[b]):
+        if play_slot(r, g, o, b, actions[i], obs[b], mask[b], rewards[b], final_scores[b]):
             done[b] = True
             ended[count] = b
             count += 1
@@ -137,8 +142,9 @@ def hidden_of_slots(p, buffer, current, slots, seats, out):
 @numba.njit(cache=True, nogil=True)
 def refresh_all(p, buffer, current, obs, mask):
     """Observation (seat to act, or seat 0 once over) and mask of every slot."""
+    r, g, o = rules_of(p), game_of(p, buffer, current), observation_starts(p)
     for b in range(obs.shape[0]):
-        show_slot(p, buffer, current, b, obs[b], mask[b])
+        show(r, g, o, b, obs[b], mask[b])
 
 
 @numba.njit(cache=True, nogil=True)

@@ -211,36 +211,45 @@ def observation_starts(p) -> ObservationStarts:
                              p[c + 9], p[c + 10], p[c + 11], p[c + 12], p[c + 13], p[c + 14])
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def write_observation(r: Rules, o: ObservationStarts, g: Game, b, seat, out):
     """The observation of absolute ``seat`` in slot ``b`` of a game into ``out`` (float32[D]): the layout above."""
     n = r.num_players
     total = np.float32(r.total_cards)
+    hands, table, seen, tops, piles, hand_count, talk = g.hands, g.table, g.seen, g.top, g.pile, g.hand_count, g.talk
     for i in range(out.shape[0]):
         out[i] = 0.0
     for rank in range(NUM_RANK_SLOTS):
-        out[o.hand + rank] = np.float32(g.hands[b, seat, rank])
-        out[o.table + rank] = np.float32(g.table[b, rank])
-        out[o.seen + rank] = np.float32(g.seen[b, rank])
+        out[o.hand + rank] = np.float32(hands[b, seat, rank])
+        out[o.table + rank] = np.float32(table[b, rank])
+        out[o.seen + rank] = np.float32(seen[b, rank])
     other = seat
     for offset in range(n):
-        top = g.top[b, other]
+        top = tops[b, other]
         out[o.pile_top + offset * PILE_TOP_SLOTS + (EMPTY_SLOT if top < 0 else top)] = 1.0
-        out[o.pile_size + offset] = np.float32(g.pile[b, other]) / total
-        out[o.hand_size + offset] = np.float32(g.hand_count[b, other])
+        out[o.pile_size + offset] = np.float32(piles[b, other]) / total
+        out[o.hand_size + offset] = np.float32(hand_count[b, other])
         out[o.present + offset] = 1.0
         for rank in range(NUM_RANKS):
-            out[o.passed + offset * NUM_RANKS + rank] = np.float32(g.talk[b, other, rank])
+            out[o.passed + offset * NUM_RANKS + rank] = np.float32(talk[b, other, rank])
         for rank in range(NUM_RANK_SLOTS):
-            out[o.played + offset * NUM_RANK_SLOTS + rank] = np.float32(g.talk[b, other, TALK_PLAYED + rank])
-        other = other + 1 if other + 1 < n else 0
-    out[o.dealer + (r.dealer - seat + n) % n] = 1.0
+            out[o.played + offset * NUM_RANK_SLOTS + rank] = np.float32(talk[b, other, TALK_PLAYED + rank])
+        other += 1
+        if other == n:
+            other = 0
+    dealer = r.dealer - seat
+    if dealer < 0:
+        dealer += n
+    out[o.dealer + dealer] = 1.0
     current = g.current[b]
     if current >= 0:
-        out[o.to_act + (current - seat + n) % n] = 1.0
+        to_act = current - seat
+        if to_act < 0:
+            to_act += n
+        out[o.to_act + to_act] = 1.0
         if r.draw_from_deck:
             for rank in range(NUM_RANK_SLOTS):
-                out[o.flipped + rank] = np.float32(g.hands[b, current, rank])
+                out[o.flipped + rank] = np.float32(hands[b, current, rank])
     out[o.deck] = np.float32(g.deck_len[b]) / total
     out[o.rules] = 1.0 if r.take_all else 0.0  # RULE_FLAGS, in order
     out[o.rules + 1] = 1.0 if r.must_capture else 0.0
@@ -249,19 +258,22 @@ def write_observation(r: Rules, o: ObservationStarts, g: Game, b, seat, out):
     out[o.rules + 4] = 1.0 if r.jokers else 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def write_hidden(r: Rules, g: Game, b, seat, out):
     """What ``seat`` cannot see in slot ``b`` into ``out`` (float32[H], `ObservationEncoder.hidden`)."""
+    hands, deck = g.hands[b], g.deck[b]
     for i in range(out.shape[0]):
         out[i] = 0.0
     other = seat
     for offset in range(r.num_players):
         for rank in range(NUM_RANK_SLOTS):
-            out[offset * NUM_RANK_SLOTS + rank] = np.float32(g.hands[b, other, rank])
-        other = other + 1 if other + 1 < r.num_players else 0
+            out[offset * NUM_RANK_SLOTS + rank] = np.float32(hands[other, rank])
+        other += 1
+        if other == r.num_players:
+            other = 0
     deck_start = out.shape[0] - NUM_RANK_SLOTS
     for j in range(g.deck_len[b]):
-        out[deck_start + g.deck[b, j]] += 1.0
+        out[deck_start + deck[j]] += 1.0
 
 
 COUNT_BLOCKS = ("hand", "table", "seen", "flipped")

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba.extending import intrinsic
 
 from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, rank_of
 from rouba_env.rules.config import RulesConfig
@@ -100,7 +101,11 @@ class Rules(NamedTuple):
 
 
 class Game(NamedTuple):
-    """Every slot's state: row ``b`` of each array is slot ``b``'s game (`game_of`)."""
+    """Every slot's state: row ``b`` of each array is slot ``b``'s game (`game_of`).
+
+    The arrays are borrowed views (`borrowed`): reading a field costs no reference count, which would
+    otherwise cost more than the rule that reads it.
+    """
 
     hands: np.ndarray
     """[B, n, 14]: cards of each rank slot in each seat's hand."""
@@ -215,6 +220,21 @@ def rules_of(p) -> Rules:
                  p[12], p[13] != 0, p[14] != 0)
 
 
+@intrinsic
+def borrowed(typingctx, array):
+    """The same array without a share in its memory: compiled code reads it without counting references.
+
+    Only for views that live inside one compiled call, while the caller holds the array itself.
+    """
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        view = context.make_array(signature.return_type)(context, builder)
+        context.populate_array(view, data=source.data, shape=source.shape, strides=source.strides,
+                               itemsize=source.itemsize, meminfo=None)
+        return view._getvalue()
+    return array(array), codegen
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def _field(buffer, p, index, size):
     start = p[P_OFFSETS + index]
@@ -226,38 +246,39 @@ def game_of(p, buffer, current) -> Game:
     """The named arrays of a game buffer (`GameArrays`), as views."""
     B, n, C, H, T = p[P_BATCH], p[P_SEATS], p[P_CARDS], p[P_HAND_CARDS], p[P_TRACKED]
     return Game(
-        _field(buffer, p, 0, B * n * RANK_SLOTS).reshape((B, n, RANK_SLOTS)),
-        _field(buffer, p, 1, B * n).reshape((B, n)),
-        _field(buffer, p, 2, B * RANK_SLOTS).reshape((B, RANK_SLOTS)),
-        _field(buffer, p, 3, B * RANK_SLOTS).reshape((B, RANK_SLOTS)),
-        _field(buffer, p, 4, B * n).reshape((B, n)),
-        _field(buffer, p, 5, B * n).reshape((B, n)),
-        _field(buffer, p, 6, B * n * TALK_SIZE).reshape((B, n, TALK_SIZE)),
-        _field(buffer, p, 7, B * C).reshape((B, C)),
-        _field(buffer, p, 8, B),
-        _field(buffer, p, 9, B),
-        _field(buffer, p, 10, B),
-        _field(buffer, p, 11, B * 4).reshape((B, 4)),
-        current,
-        _field(buffer, p, 12, B * n * H).reshape((B, n, H)),
-        _field(buffer, p, 13, B * T).reshape((B, T)),
-        _field(buffer, p, 14, B),
-        _field(buffer, p, 15, B * n * T).reshape((B, n, T)),
-        _field(buffer, p, 16, B * T).reshape((B, T)),
+        borrowed(_field(buffer, p, 0, B * n * RANK_SLOTS).reshape((B, n, RANK_SLOTS))),
+        borrowed(_field(buffer, p, 1, B * n).reshape((B, n))),
+        borrowed(_field(buffer, p, 2, B * RANK_SLOTS).reshape((B, RANK_SLOTS))),
+        borrowed(_field(buffer, p, 3, B * RANK_SLOTS).reshape((B, RANK_SLOTS))),
+        borrowed(_field(buffer, p, 4, B * n).reshape((B, n))),
+        borrowed(_field(buffer, p, 5, B * n).reshape((B, n))),
+        borrowed(_field(buffer, p, 6, B * n * TALK_SIZE).reshape((B, n, TALK_SIZE))),
+        borrowed(_field(buffer, p, 7, B * C).reshape((B, C))),
+        borrowed(_field(buffer, p, 8, B)),
+        borrowed(_field(buffer, p, 9, B)),
+        borrowed(_field(buffer, p, 10, B)),
+        borrowed(_field(buffer, p, 11, B * 4).reshape((B, 4))),
+        borrowed(current),
+        borrowed(_field(buffer, p, 12, B * n * H).reshape((B, n, H))),
+        borrowed(_field(buffer, p, 13, B * T).reshape((B, T))),
+        borrowed(_field(buffer, p, 14, B)),
+        borrowed(_field(buffer, p, 15, B * n * T).reshape((B, n, T))),
+        borrowed(_field(buffer, p, 16, B * T).reshape((B, T))),
     )
 
 
 # ------------------------------------------------------------------ dealing
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def forget_table_talk(r: Rules, g: Game, b, seat):
     """A new hand: what the table said to ``seat`` starts afresh."""
+    talk = g.talk[b, seat]
     for i in range(TALK_SIZE):
-        g.talk[b, seat, i] = 0
+        talk[i] = 0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def give_top_card(r: Rules, g: Game, b, seat):
     """Move the deck's top card into ``seat``'s hand."""
     left = g.deck_len[b] - 1
@@ -268,7 +289,7 @@ def give_top_card(r: Rules, g: Game, b, seat):
     g.hand_count[b, seat] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def deal_hands(r: Rules, g: Game, b):
     """Deal one card at a time from left of the dealer, up to the hand size, until the deck runs out.
 
@@ -282,17 +303,19 @@ def deal_hands(r: Rules, g: Game, b):
             if g.deck_len[b] == 0:
                 return
             give_top_card(r, g, b, seat)
-            seat = seat + 1 if seat + 1 < r.num_players else 0
+            seat += 1
+            if seat == r.num_players:
+                seat = 0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def draw(r: Rules, g: Game, b, seat):
     """``draw_from_deck``: ``seat`` flips the deck's top card (a new hand: its table talk starts afresh)."""
     give_top_card(r, g, b, seat)
     forget_table_talk(r, g, b, seat)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def lay_table(r: Rules, g: Game, b):
     """Lay the table cards face up from the top of the deck."""
     for _ in range(r.table_cards):
@@ -306,7 +329,7 @@ def lay_table(r: Rules, g: Game, b):
         g.table_len[b] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def start_game(r: Rules, g: Game, b, order, deck_ranks, deck_cards):
     """Deal a new game in slot ``b`` from a shuffle ``order`` of the unshuffled deck.
 
@@ -315,20 +338,20 @@ def start_game(r: Rules, g: Game, b, order, deck_ranks, deck_cards):
     Hands are dealt one card at a time starting left of the dealer, then the table is laid. With
     ``draw_from_deck`` nobody is dealt a hand: the table is laid and the first player flips the top card.
     """
-    for seat in range(r.num_players):
-        for rank in range(RANK_SLOTS):
-            g.hands[b, seat, rank] = 0
-        forget_table_talk(r, g, b, seat)
-        g.hand_count[b, seat] = 0
-        g.pile[b, seat] = 0
-        g.top[b, seat] = EMPTY_PILE
-    for rank in range(RANK_SLOTS):
-        g.table[b, rank] = 0
-        g.seen[b, rank] = 0
+    g.hands[b] = 0
+    g.talk[b] = 0
+    g.hand_count[b] = 0
+    g.pile[b] = 0
+    g.top[b] = EMPTY_PILE
+    g.table[b] = 0
+    g.seen[b] = 0
+    deck = g.deck[b]
     for j in range(r.total_cards):
-        g.deck[b, j] = deck_ranks[order[j]]
-        if r.track_cards:
-            g.deck_cards[b, j] = deck_cards[order[j]]
+        deck[j] = deck_ranks[order[j]]
+    if r.track_cards:
+        cards = g.deck_cards[b]
+        for j in range(r.total_cards):
+            cards[j] = deck_cards[order[j]]
     g.deck_len[b] = r.total_cards
     g.table_len[b] = 0
     g.last_capturer[b] = NO_SEAT
@@ -346,7 +369,7 @@ def start_game(r: Rules, g: Game, b, order, deck_ranks, deck_cards):
 # ------------------------------------------------------------------ legal moves
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def legal_moves(r: Rules, g: Game, b, out):
     """Mark every legal move of the seat to act in the move table ``out`` (all zero once the game is over).
 
@@ -357,31 +380,34 @@ def legal_moves(r: Rules, g: Game, b, out):
     A joker may be named as any rank; a discarded joker is named nothing (its
     one discard move uses the first joker kind).
     """
+    hands, table, tops, current = g.hands, g.table, g.top, g.current
     for i in range(out.shape[0]):
         out[i] = 0
-    mover = g.current[b]
+    mover = current[b]
     if mover < 0:
         return
     stride = r.move_stride
-    has_joker = g.hands[b, mover, JOKER_SLOT] > 0
-    table_jokers = g.table[b, JOKER_SLOT] > 0
+    has_joker = hands[b, mover, JOKER_SLOT] > 0
+    table_jokers = table[b, JOKER_SLOT] > 0
     piles_showing = 0
     seat = mover
     for offset in range(r.num_players):
-        top = g.top[b, seat]
+        top = tops[b, seat]
         if top >= 0:
             piles_showing |= 1 << top
-            if g.hands[b, mover, top] > 0:
+            if hands[b, mover, top] > 0:
                 out[index_of(top, TARGET_PILE_OFFSET + offset, stride)] = 1
             if has_joker:
                 out[index_of(JOKER_KIND_OFFSET + top, TARGET_PILE_OFFSET + offset, stride)] = 1
-        seat = seat + 1 if seat + 1 < r.num_players else 0
+        seat += 1
+        if seat == r.num_players:
+            seat = 0
     joker_on_table = table_jokers and not r.take_all
     joker_can_capture = False
     for rank in range(NUM_RANKS):
-        on_table = g.table[b, rank] > 0 or (r.take_all and table_jokers)
+        on_table = table[b, rank] > 0 or (r.take_all and table_jokers)
         can_capture = on_table or joker_on_table or ((piles_showing >> rank) & 1) != 0
-        if g.hands[b, mover, rank] > 0:
+        if hands[b, mover, rank] > 0:
             if on_table:
                 out[index_of(rank, TARGET_TABLE, stride)] = 1
             if joker_on_table:
@@ -402,20 +428,20 @@ def legal_moves(r: Rules, g: Game, b, out):
 # ------------------------------------------------------------------ playing a move
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def shown_rank(kind):
     """Rank a played kind shows: a natural card's own rank or a joker's named rank."""
     return kind - JOKER_KIND_OFFSET if kind >= JOKER_KIND_OFFSET else kind
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def pile_seat(r: Rules, mover, target):
     """Absolute seat whose pile a pile target of ``mover`` points at."""
     seat = mover + target - TARGET_PILE_OFFSET
     return seat - r.num_players if seat >= r.num_players else seat
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def table_talk(r: Rules, g: Game, b, mover, kind, target):
     """Record what ``mover`` tells the table by playing (kind, target), before it is played.
 
@@ -423,24 +449,27 @@ def table_talk(r: Rules, g: Game, b, mover, kind, target):
     seat's pile shows it) and the move plays a card of another rank; a discarded joker shows no rank
     and so passes every takeable rank up. The card's rank slot is counted as played. Public facts.
     """
+    table, tops, talk = g.table[b], g.top[b], g.talk[b, mover]
     is_joker = kind >= JOKER_KIND_OFFSET
     shown = -1 if (is_joker and target == TARGET_DISCARD) else shown_rank(kind)
     for rank in range(NUM_RANKS):
         if rank == shown:
             continue
-        takeable = g.table[b, rank] > 0
+        takeable = table[rank] > 0
         seat = mover
         for _offset in range(r.num_players - 1):
             if takeable:
                 break
-            seat = seat + 1 if seat + 1 < r.num_players else 0
-            takeable = g.top[b, seat] == rank
+            seat += 1
+            if seat == r.num_players:
+                seat = 0
+            takeable = tops[seat] == rank
         if takeable:
-            g.talk[b, mover, rank] += 1
-    g.talk[b, mover, TALK_PLAYED + (JOKER_SLOT if is_joker else kind)] += 1
+            talk[rank] += 1
+    talk[TALK_PLAYED + (JOKER_SLOT if is_joker else kind)] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def take_from_hand(r: Rules, g: Game, b, seat, slot):
     """Take a card of rank slot ``slot`` from ``seat``'s hand (the first such in hand); its code, or ``slot``."""
     g.hands[b, seat, slot] -= 1
@@ -458,14 +487,14 @@ def take_from_hand(r: Rules, g: Game, b, seat, slot):
     return card
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def add_to_pile(r: Rules, g: Game, b, seat, card):
     if r.track_cards:
         g.pile_cards[b, seat, g.pile[b, seat]] = card
     g.pile[b, seat] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def discard(r: Rules, g: Game, b, slot, card):
     """Leave the card face up on the table."""
     g.table[b, slot] += 1
@@ -474,7 +503,7 @@ def discard(r: Rules, g: Game, b, slot, card):
     g.table_len[b] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def take_from_table(r: Rules, g: Game, b, seat, rank, count):
     """Move the first ``count`` table cards of ``rank`` (in table order) onto ``seat``'s pile."""
     g.table[b, rank] -= count
@@ -494,7 +523,7 @@ def take_from_table(r: Rules, g: Game, b, seat, rank, count):
         g.table_len[b] -= count
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def take_all_from_table(r: Rules, g: Game, b, seat, rank):
     """``take_all``: move every table card of ``rank`` and every table joker, in table order, onto the pile."""
     taken = g.table[b, rank] + g.table[b, JOKER_SLOT]
@@ -516,7 +545,7 @@ def take_all_from_table(r: Rules, g: Game, b, seat, rank):
         g.table_len[b] -= taken
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def capture(r: Rules, g: Game, b, mover, target, rank):
     """Capture from the table with a card showing ``rank``: a card of that rank (with ``take_all``, all of
     them and every table joker), or a table joker (`TARGET_TABLE_JOKER`). The played card goes on top."""
@@ -529,7 +558,7 @@ def capture(r: Rules, g: Game, b, mover, target, rank):
     g.last_capturer[b] = mover
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def steal(r: Rules, g: Game, b, mover, victim):
     """Take the whole pile of ``victim`` (whose top shows the played rank) under the played card."""
     if r.track_cards:
@@ -542,7 +571,7 @@ def steal(r: Rules, g: Game, b, mover, victim):
     g.last_capturer[b] = mover
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def play_move(r: Rules, g: Game, b, kind, target):
     """The seat to act plays the (legal) move (kind, target); then the turn passes. True if the game ended.
 
@@ -578,7 +607,7 @@ def play_move(r: Rules, g: Game, b, kind, target):
 # ------------------------------------------------------------------ passing the turn, the end
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def advance(r: Rules, g: Game, b, mover):
     """Pass the turn to the left, dealing again or ending the game as the rules say; True if it ended.
 
@@ -594,10 +623,12 @@ def advance(r: Rules, g: Game, b, mover):
             draw(r, g, b, nxt)
             return False
     else:
-        seat = mover
+        seat, hand_count = mover, g.hand_count[b]
         for _offset in range(n):
-            seat = seat + 1 if seat + 1 < n else 0
-            if g.hand_count[b, seat] > 0:
+            seat += 1
+            if seat == n:
+                seat = 0
+            if hand_count[seat] > 0:
                 g.current[b] = seat
                 return False
         if g.deck_len[b] > 0:
@@ -608,7 +639,7 @@ def advance(r: Rules, g: Game, b, mover):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def finish(r: Rules, g: Game, b):
     """End the game; with ``leftovers_to_last_capturer`` the table goes under that seat's pile.
 
@@ -620,11 +651,11 @@ def finish(r: Rules, g: Game, b):
     left = g.table_len[b]
     if not r.leftovers_to_last_capturer or seat < 0 or left == 0:
         return
-    highest = -1
+    highest, table = -1, g.table[b]
     for rank in range(RANK_SLOTS):
-        if g.table[b, rank] > 0 and rank < NUM_RANKS:
+        if table[rank] > 0 and rank < NUM_RANKS:
             highest = rank
-        g.table[b, rank] = 0
+        table[rank] = 0
     if g.top[b, seat] < 0:
         g.top[b, seat] = highest if highest >= 0 else 0
     if r.track_cards:
@@ -644,7 +675,7 @@ def finish(r: Rules, g: Game, b):
     g.table_len[b] = 0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def write_rewards(r: Rules, g: Game, b, out):
     """Each seat's final reward (`rouba_env.rules.scoring.write_final_rewards`) of slot ``b`` into ``out``."""
     final_rewards(r.reward_mode, g.pile[b], r.total_cards, out)
