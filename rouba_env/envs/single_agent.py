@@ -163,7 +163,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib's convention)."""
-        self.table.require_started("action_masks()")
+        if not self.table.started:
+            self.table.require_started("action_masks()")
         return self.table.mask(self.learner).astype(bool)
 
     def _observation(self):
@@ -197,7 +198,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         table = self.table
-        table.require_started("step()")
+        if not table.started:
+            table.require_started("step()")
         if table.over:
             raise RuntimeError("the episode is over; call reset()")
         if not table.play(action, who=f"the learner in seat {self.learner}"):
