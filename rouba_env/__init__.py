@@ -1,7 +1,7 @@
 """rouba_env: rouba-monte ("steal the pile") for reinforcement learning.
 
 Layers, each importing only from those before it: `rouba_env.rules` (the
-pure reference engine) <- `rouba_env.encoding` (observations, actions) <-
+compiled rules core and the card-level engine) <- `rouba_env.encoding` (observations, actions) <-
 `rouba_env.table` (one game, its seats and the illegal-action rule) and
 `rouba_env.batched` (the batched engine) and `rouba_env.openspiel` (the
 OpenSpiel game) <- `rouba_env.players` <-

@@ -202,9 +202,11 @@ class Table:
         return self._position
 
     def require_started(self, what: str) -> engine.GameState:
-        if not self._started:
+        """`state`, or the error of a table asked for ``what`` before its first deal."""
+        state = self.state
+        if state is None:
             raise not_started(what)
-        return self.state
+        return state
 
     def start(self, rng: np.random.Generator) -> None:
         """Deal a new game from a deal seed drawn from ``rng`` (as `engine.new_game` draws it)."""
@@ -260,6 +262,12 @@ class Table:
         if not is_int(seat) or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
         return self.game.observe_one(0, int(seat))
+
+    def view(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """(`observation`, `mask`) of ``seat``: what an environment hands the seat, in one call."""
+        if seat == self._current[0] and self.offender is None and type(seat) is int:
+            return self._obs.copy(), self._mask.copy()
+        return self.observation(seat), self.mask(seat)
 
     def full_state(self) -> np.ndarray:
         """Seat 0's observation, then what it cannot see (every hand and the deck per rank slot): the

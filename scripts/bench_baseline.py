@@ -1,5 +1,6 @@
 #!/usr/bin/env python
-"""This tree against an older commit in the same run: ``rouba_env.env()`` and `VectorGame` steps/s, and their ratio.
+"""This tree against an older commit in the same run: ``rouba_env.env()``, `VectorGame` and the Gymnasium env's
+steps/s, and their ratios.
 
     python scripts/bench_baseline.py --ref 52bf126            # the check of a refactor: ratio >= 0.95
     python scripts/bench_baseline.py --ref v0.2.0 --repeats 9 --json scripts/results/baseline.json
@@ -66,10 +67,21 @@ while calls * batch < vector_steps:
     game.random_actions(rng, out=actions)
     game.step(actions)
     calls += 1
-print(json.dumps({"aec_wrapped": aec, "vector": calls * batch / (time.process_time() - started),
-                  "source": rouba_env.__file__}))
+vector = calls * batch / (time.process_time() - started)
+single = rouba_env.SingleAgentEnv(opponents="random", rules="standard")
+obs, info = single.reset(seed=seed)
+steps, started = 0, time.process_time()
+while steps < steps_wanted:
+    legal = np.flatnonzero(info["action_mask"])
+    obs, reward, terminated, truncated, info = single.step(int(legal[rng.integers(len(legal))]))
+    steps += 1
+    if terminated or truncated:
+        obs, info = single.reset()
+gym = steps / (time.process_time() - started)
+print(json.dumps({"aec_wrapped": aec, "vector": vector, "gym_random": gym, "source": rouba_env.__file__}))
 """
-"""Measures ``rouba_env.env()`` and a `VectorGame` with whatever ``rouba_env`` is first on the path."""
+"""Measures ``rouba_env.env()``, a `VectorGame` and `SingleAgentEnv` against `random` with whatever ``rouba_env`` is first
+on the path."""
 
 
 def compare(args) -> list[dict]:
@@ -108,7 +120,8 @@ def compare(args) -> list[dict]:
                 runs[name].append(result)
         extra = whole_processes(args, trees, scratch) if args.whole_process else []
     rows = []
-    for measure, label in (("aec_wrapped", "rouba_env.env()"), ("vector", f"VectorGame B={batch}")):
+    for measure, label in (("aec_wrapped", "rouba_env.env()"), ("vector", f"VectorGame B={batch}"),
+                           ("gym_random", "SingleAgentEnv vs random")):
         medians = {name: statistics.median(run[measure] for run in runs[name]) for name in trees}
         rows.append({"variant": f"{label}: current vs {args.baseline_ref}", "steps_per_s": medians["current"],
                      "baseline_steps_per_s": medians["baseline"], "ratio": medians["current"] / medians["baseline"],

@@ -1,4 +1,4 @@
-"""The batched engine: many games stepped together by compiled kernels, equal to the reference engine."""
+"""The batched engine: many games stepped together on the compiled rules core (`rouba_env.rules.core`)."""
 
 from rouba_env.batched.game import VectorGame
 

@@ -25,6 +25,7 @@ position (``to_act`` all zero), and the slot's action is ignored.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -36,7 +37,7 @@ from rouba_env.encoding.observation import ObservationEncoder, observation_param
 from rouba_env.rules import engine
 from rouba_env.rules.cards import rank_of
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.core import TALK_PLAYED, GameArrays, deck_arrays
+from rouba_env.rules.core import STATE_FIELDS, TALK_PLAYED, GameArrays, deck_arrays
 from rouba_env.rules.engine import GameState
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD, check_reward_mode
 from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
@@ -200,6 +201,54 @@ class VectorGame:
         self.rewards[slots] = 0.0
         self._deal(slots, seeds)
         self._started = True
+
+    def deal_decks(self, slots, decks) -> None:
+        """Start the game of each deck ``decks[i]`` (card codes, bottom first, as `engine.deal_from_deck`
+        takes them) in slot ``slots[i]``: for callers that choose the deck's order card by card (the game
+        tree, OpenSpiel's chance nodes). ``deal_seeds`` are 0 there."""
+        slots = self._as_slots(slots)
+        decks = [list(deck) for deck in decks]
+        if len(decks) != len(slots):
+            raise ValueError(f"{len(slots)} slots but {len(decks)} decks")
+        unshuffled = self.config.unshuffled_deck()
+        positions: dict[int, list[int]] = {}
+        for index, card in enumerate(unshuffled):
+            positions.setdefault(card, []).append(index)
+        orders = np.empty((len(decks), self.total_cards), dtype=np.int64)
+        for row, deck in enumerate(decks):
+            if sorted(deck) != sorted(unshuffled):
+                raise ValueError(f"decks[{row}] is not an order of these rules' {self.total_cards} cards")
+            taken: dict[int, int] = {}
+            for j, card in enumerate(deck):
+                orders[row, j] = positions[card][taken.get(card, 0)]
+                taken[card] = taken.get(card, 0) + 1
+        self.deal_seeds[slots] = 0
+        self.done[slots] = False
+        self.rewards[slots] = 0.0
+        arrays = self.arrays
+        kernels.deal_games(arrays.params, arrays.buffer, self.current, slots, orders, self._deck_ranks,
+                           self._deck_cards, self.obs, self.mask)
+        self._started = True
+
+    def children(self, parents: np.ndarray, actions: np.ndarray) -> "VectorGame":
+        """A new game (``auto_reset=False``) whose slot ``i`` is slot ``parents[i]`` after ``actions[i]``
+        (legal there): one layer of a game tree expanded in one call."""
+        parents, actions = np.asarray(parents, dtype=np.int64), np.asarray(actions, dtype=np.int64)
+        child = VectorGame(self.config, max(len(parents), 1), max_players=self.max_players, auto_reset=False,
+                           reward=self.reward_mode, track_cards=self.track_cards)
+        source, target = self.arrays, child.arrays
+        for name in STATE_FIELDS:
+            getattr(target, name)[: len(parents)] = getattr(source, name)[parents]
+        child.current[: len(parents)] = self.current[parents]
+        child._started = True
+        slots = np.arange(len(parents), dtype=np.int64)
+        child.mask[: len(parents)] = self.mask[parents]
+        bad = child.illegal_rows(slots, actions)
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"action {int(actions[i])} is not legal in slot {int(parents[i])}")
+        child.play_checked(slots, actions)
+        return child
 
     def _as_slots_and_seats(self, slots, seats) -> tuple[np.ndarray, np.ndarray]:
         """(slots, seats) as int64 arrays after checking them: one seat in 0..n-1 for each slot."""
@@ -366,9 +415,8 @@ class VectorGame:
         """A function that plays a legal action (an int the caller has checked) in live ``slot`` and
         shows the position after it (``obs``, ``mask``); True if the game ended. It leaves ``rewards``,
         ``final_scores`` and ``done`` alone: a table of one game, which reads the scores, calls it every move."""
-        a, play = self.arrays, kernels.play_and_show
-        params, buffer, current, obs, mask = a.params, a.buffer, self.current, self.obs[slot], self.mask[slot]
-        return lambda action: play(params, buffer, current, slot, action, obs, mask)
+        a = self.arrays
+        return partial(kernels.play_and_show, a.params, a.buffer, self.current, slot, self.obs[slot], self.mask[slot])
 
     # ------------------------------------------------------------ internals
 

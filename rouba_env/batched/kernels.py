@@ -61,7 +61,7 @@ def play_one(p, buffer, current, b, action, obs, mask, rewards, final_scores):
 
 
 @numba.njit(cache=True, nogil=True)
-def play_and_show(p, buffer, current, b, action, obs, mask):
+def play_and_show(p, buffer, current, b, obs, mask, action):
     """Play the (checked) ``action`` in live slot ``b`` and show the position after it (seat 0's view and an
     empty mask once the game is over); True if the game ended. A one-game table's whole move."""
     r, g = rules_of(p), game_of(p, buffer, current)

@@ -15,6 +15,7 @@ and registering it in `SECTIONS`):
   ratios: against Gymnasium's SyncVectorEnv of `SingleAgentEnv`s (random, heuristic and
   ``checkpoint:2p`` opponents) and against `VectorGame`'s raw steps/s;
 * ``evaluation``: `rouba_env.evaluate` on the batched table against one game at a time;
+* ``tree``: seconds to build the whole game tree of ``small`` (what the exact solver builds first);
 * ``vector``: `rouba_env.batched.game.VectorGame` at several batch sizes.
   Actions are drawn with ``VectorGame.random_actions`` (one batched pass over
   the masks); ``steps_per_s`` includes that cost, ``step_only_per_s`` leaves it
@@ -485,6 +486,27 @@ def bench_evaluation(args) -> list[dict]:
              "steps_per_s": None, **row}]
 
 
+TREE_RULES = "small"
+"""The rules whose whole game tree the ``tree`` section builds (77,280 histories)."""
+
+
+def bench_tree(args) -> list[dict]:
+    """Seconds to build the whole game tree of `TREE_RULES` (`rouba_env.evaluation.game_tree.GameTree`),
+    as the exact solver does before it solves; "steps" are histories."""
+    from rouba_env.evaluation.game_tree import GameTree
+
+    rules = preset(TREE_RULES)
+
+    def measure() -> dict:
+        start = time.perf_counter()
+        tree = GameTree(rules)
+        seconds = time.perf_counter() - start
+        return {"steps_per_s": tree.num_histories / seconds, "build_seconds": seconds,
+                "histories": tree.num_histories}
+
+    return [{"variant": f"GameTree({TREE_RULES!r})", "games_per_s": None, **repeat(args, measure)}]
+
+
 SECTIONS: dict[str, Callable] = {
     "aec_wrapped": bench_aec_wrapped,
     "aec_raw": bench_aec_raw,
@@ -494,6 +516,7 @@ SECTIONS: dict[str, Callable] = {
     "vector_env": bench_vector_env,
     "evaluation": bench_evaluation,
     "sb3": bench_sb3,
+    "tree": bench_tree,
 }
 """Section name -> function(args) returning rows (dicts with ``variant``, ``steps_per_s``, ``games_per_s``).
 
@@ -612,6 +635,8 @@ def print_table(sections: dict[str, list[dict]]) -> None:
             if "ratio" in row:
                 baseline = row.get("baseline_steps_per_s", row.get("baseline_games_per_s"))
                 notes.append(f"baseline {format_rate(baseline)}/s, ratio {row['ratio']:.2f}x")
+            if "build_seconds" in row:
+                notes.append(f"built in {row['build_seconds']:.2f} s ({row['histories']:,} histories)")
             if "step_only_per_s" in row:
                 notes.append(f"step only {format_rate(row['step_only_per_s'])}/s")
                 notes.append(f"sampling {row['sample_ns_per_action']:.1f} ns/action")

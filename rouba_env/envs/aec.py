@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment: a thin shell over `Table` and the reference engine.
+"""PettingZoo AEC environment: a thin shell over `Table` (one game on the compiled rules core).
 
 Agents are ``player_0 .. player_{n-1}`` (seat order). Each observation is a
 ``Dict(observation=Box(float32), action_mask=Box(int8))``; see
@@ -120,7 +120,8 @@ class raw_env(AECEnv):
         table = self.table
         if not table.started:
             table.require_started("observe()")
-        return {"observation": table.observation(seat), "action_mask": table.mask(seat)}
+        observation, mask = table.view(seat)
+        return {"observation": observation, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         return self.table.full_state()

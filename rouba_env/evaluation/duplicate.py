@@ -6,7 +6,7 @@ seatings), so each player gets every seat with the same cards and the luck of
 the deal cancels out. Players see only their observation and action mask
 (`rouba_env.players.base`). When every player plays in batch, the games of a
 chunk run together on the batched table (`rouba_env.vector_table`); otherwise
-one at a time on the reference engine's `Table`. Each game draws its players'
+one at a time on a `Table`. Each game draws its players'
 randomness from its own Generator (`game_rng`), so both give the same games.
 
 Lineups:

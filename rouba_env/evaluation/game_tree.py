@@ -2,7 +2,7 @@
 
 Chance acts once, at the root: every distinct order of the deck's ranks is one deal, all equally
 likely (suits never matter to the rules, so orders that differ only in suits are one deal). Below
-each deal the reference engine plays every legal move. Every card dealt to a hand is played once,
+each deal the rules core plays every legal move, a whole layer at a time. Every card dealt to a hand is played once,
 so games end after the same number of moves, but the tree does not rely on it: a layer may hold
 terminal and decision nodes side by side.
 
@@ -20,11 +20,13 @@ from typing import Callable
 
 import numpy as np
 
+from rouba_env.batched.game import VectorGame
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.rules import engine, scoring
+from rouba_env.rules import scoring
 from rouba_env.rules.cards import distinct_orders, rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.core import RANK_SLOTS as NUM_RANK_SLOTS
 
 MAX_DEALS = 100_000
 """Distinct deck orders a tree may hold: ``small`` has 2,520; the standard deck has about 10^48."""
@@ -94,11 +96,29 @@ class GameTree:
         self._build(max_histories, progress)
 
     def _build(self, max_histories: int, progress: Callable[[int], None] | None) -> None:
-        rules, actions, encoder = self.rules, self.actions, self.encoder
+        """Every layer in one batched call of the rules core: the deals, then each layer's children."""
+        rules = self.rules
         codes: dict[int, list[int]] = {}
         for card in rules.unshuffled_deck():
             codes.setdefault(rank_of(card), []).append(card)
+        decks = []
+        for order in rank_orders({rank: len(cards) for rank, cards in codes.items()}):
+            used: Counter[int] = Counter()
+            deck = []
+            for rank in order:
+                deck.append(codes[rank][used[rank]])
+                used[rank] += 1
+            decks.append(deck)
+        game = VectorGame(rules, len(decks), auto_reset=False, reward=self.reward)
+        game.deal_decks(np.arange(len(decks)), decks)
+        ranks = np.arange(NUM_RANK_SLOTS)
+        tables = [tuple(np.repeat(ranks, row).tolist()) for row in game.arrays.table]
+        # A node is slot i of `game`, with its deal's first table and its action history.
+        node_table: list[tuple[int, ...]] = tables
+        node_history: list[tuple[int, ...]] = [()] * len(decks)
         keys: dict[tuple, int] = {}
+        self.infoset_keys = []
+        """Per information set: (seat, ranks held, ranks first laid on the table, action indices so far)."""
         seats: list[int] = []
         sizes: list[int] = []
         starts: list[int] = []
@@ -106,70 +126,61 @@ class GameTree:
         observations: list[np.ndarray] = []
         masks: list[np.ndarray] = []
         layers_of: list[int] = []
-        # A node is (state, initial table ranks, action history); the layer's lists are filled in order.
-        frontier: list[tuple[engine.GameState, tuple[int, ...], tuple[int, ...]]] = []
-        for order in rank_orders({rank: len(cards) for rank, cards in codes.items()}):
-            used: Counter[int] = Counter()
-            deck = []
-            for rank in order:
-                deck.append(codes[rank][used[rank]])
-                used[rank] += 1
-            state = engine.deal_from_deck(rules, deck)
-            frontier.append((state, tuple(sorted(rank_of(card) for card in state.table)), ()))
         self.layers: list[Layer] = []
         histories = 0
-        while frontier:
-            histories += len(frontier)
+        while True:
+            n = len(node_history)
+            histories += n
             if histories > max_histories:
                 raise ValueError(f"the game tree of these rules has more than {max_histories:,} histories; "
                                  f"use a smaller deck (rules mini or small)")
-            n = len(frontier)
-            seat = np.full(n, -1, np.int64)
+            seat = game.current[:n].copy()
+            live = seat >= 0
+            utility = np.where(live[:, None], 0.0, game.rewards[:n])
             infoset = np.full(n, NO_INFOSET, np.int64)
-            num_children = np.zeros(n, np.int64)
-            utility = np.zeros((n, self.num_players))
-            children: list[tuple[engine.GameState, tuple[int, ...], tuple[int, ...]]] = []
+            parents, actions = np.nonzero(game.mask[:n])
+            num_children = np.bincount(parents, minlength=n).astype(np.int64)
+            hands = game.arrays.hands
             child_slot: list[int] = []
-            for i, (state, table, history) in enumerate(frontier):
-                if engine.is_terminal(state):
-                    utility[i] = scoring.final_rewards(self.reward, scoring.scores(state), rules.total_cards)
-                    continue
-                mover = state.current
-                key = (mover, tuple(sorted(rank_of(card) for card in state.hands[mover])), table, history)
+            for i in np.flatnonzero(live).tolist():
+                mover = int(seat[i])
+                held = hands[i, mover]
+                key = (mover, held.tobytes(), node_table[i], node_history[i])
                 index = keys.get(key)
-                legal = actions.legal_actions(state)
                 if index is None:
                     index = keys[key] = len(seats)
+                    legal = np.flatnonzero(game.mask[i]).tolist()
+                    self.infoset_keys.append((mover, tuple(np.repeat(ranks, held).tolist()), node_table[i],
+                                              node_history[i]))
                     seats.append(mover)
                     sizes.append(len(legal))
                     starts.append(len(slot_actions))
                     slot_actions.extend(legal)
-                    observations.append(encoder.encode(state, mover))
-                    masks.append(actions.mask(state))
+                    observations.append(game.obs[i].copy())
+                    masks.append(game.mask[i].copy())
                     layers_of.append(len(self.layers))
-                seat[i], infoset[i], num_children[i] = mover, index, len(legal)
-                child_slot.extend(range(starts[index], starts[index] + len(legal)))
-                for action in legal:
-                    child = state.copy()
-                    engine.play_move(child, actions.decode(action))
-                    children.append((child, table, history + (action,)))
+                infoset[i] = index
+                child_slot.extend(range(starts[index], starts[index] + int(num_children[i])))
             first_child = np.concatenate([[0], np.cumsum(num_children)[:-1]]).astype(np.int64)
-            self.layers.append(Layer(seat, infoset, first_child, num_children, utility,
+            self.layers.append(Layer(seat.astype(np.int64), infoset, first_child, num_children, utility,
                                      np.array(child_slot, np.int64)))
             if progress is not None:
                 progress(n)
-            frontier = children
+            if not len(parents):
+                break
+            game = game.children(parents, actions)
+            node_table = [node_table[parent] for parent in parents.tolist()]
+            node_history = [node_history[parent] + (action,) for parent, action in zip(parents.tolist(),
+                                                                                       actions.tolist())]
         self.num_histories = histories
-        self.infoset_keys = list(keys)
-        """Per information set: (seat, ranks held, ranks first laid on the table, action indices so far)."""
         self.infoset_seat = np.array(seats, np.int64)
         self.infoset_size = np.array(sizes, np.int64)
         self.infoset_layer = np.array(layers_of, np.int64)
         self.slot_start = np.array(starts, np.int64)
         self.slot_action = np.array(slot_actions, np.int64)
         self.slot_infoset = np.repeat(np.arange(len(seats)), self.infoset_size)
-        self.observations = np.array(observations, np.float32).reshape(len(seats), encoder.size)
-        self.masks = np.array(masks, bool).reshape(len(seats), actions.size)
+        self.observations = np.array(observations, np.float32).reshape(len(seats), self.encoder.size)
+        self.masks = np.array(masks, bool).reshape(len(seats), self.actions.size)
 
     @property
     def num_infosets(self) -> int:

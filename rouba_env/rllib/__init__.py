@@ -6,7 +6,7 @@ torch); nothing else in the package imports it. Three modules:
 modules) and `rouba_env.rllib.selfplay` (self-play and a module as a player);
 their public names are also here.
 
-* `RoubaMultiAgentEnv`: one game per env on the reference engine, turn-based
+* `RoubaMultiAgentEnv`: one game per env on a `Table`, turn-based
   (only the seat to move gets an observation), agents ``player_0`` ...; each
   observation is the Dict RLlib's masking modules expect,
   ``{"observations": float32[D], "action_mask": float32[A]}`` (1.0 = legal).

@@ -21,7 +21,7 @@ the encodings' `observation_starts`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Sequence, cast
 
 import numba
 import numpy as np
@@ -171,8 +171,27 @@ class GameArrays:
     rules and where each field lies. ``extra_params`` are appended for the encodings.
     """
 
+    hands: np.ndarray
+    hand_count: np.ndarray
+    table: np.ndarray
+    seen: np.ndarray
+    pile: np.ndarray
+    top: np.ndarray
+    talk: np.ndarray
+    deck: np.ndarray
+    deck_len: np.ndarray
+    last_capturer: np.ndarray
+    turn: np.ndarray
+    last_move: np.ndarray
+    hand_cards: np.ndarray
+    table_cards: np.ndarray
+    table_len: np.ndarray
+    pile_cards: np.ndarray
+    deck_cards: np.ndarray
+    """Views into ``buffer``, one per `STATE_FIELDS` name (the `Game` fields of the same names)."""
+
     def __init__(self, config: RulesConfig, batch: int, move_stride: int, reward: str, auto_reset: bool,
-                 track_cards: bool, extra_params: list[int] = ()):
+                 track_cards: bool, extra_params: Sequence[int] = ()):
         n, C = config.num_players, config.total_cards
         hand_cards = max(config.hand_size, 1) if track_cards else 0
         tracked = C if track_cards else 0
@@ -220,12 +239,7 @@ def rules_of(p) -> Rules:
                  p[12], p[13] != 0, p[14] != 0)
 
 
-@intrinsic
-def borrowed(typingctx, array):
-    """The same array without a share in its memory: compiled code reads it without counting references.
-
-    Only for views that live inside one compiled call, while the caller holds the array itself.
-    """
+def _borrowed(typingctx, array):
     def codegen(context, builder, signature, args):
         source = context.make_array(signature.args[0])(context, builder, args[0])
         view = context.make_array(signature.return_type)(context, builder)
@@ -233,6 +247,13 @@ def borrowed(typingctx, array):
                                itemsize=source.itemsize, meminfo=None)
         return view._getvalue()
     return array(array), codegen
+
+
+borrowed = cast(Callable[[np.ndarray], np.ndarray], intrinsic(_borrowed))
+"""The same array without a share in its memory: compiled code reads it without counting references.
+
+Only for views that live inside one compiled call, while the caller holds the array itself.
+"""
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -1,0 +1,70 @@
+"""The game tree, built a layer at a time on the rules core, against one built node by node on the reference."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.evaluation.game_tree import GameTree
+from rouba_env.rules import engine, scoring
+from rouba_env.rules.cards import rank_of, rank_orders
+from rouba_env.rules.config import RulesConfig, preset
+
+
+def reference_tree(rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD):
+    """(infoset keys, observations, per-layer (seat, infoset, children, utility)) from the reference engine."""
+    actions, encoder = ActionEncoding(rules), ObservationEncoder(rules)
+    codes: dict[int, list[int]] = {}
+    for card in rules.unshuffled_deck():
+        codes.setdefault(rank_of(card), []).append(card)
+    frontier = []
+    for order in rank_orders({rank: len(cards) for rank, cards in codes.items()}):
+        used: Counter[int] = Counter()
+        deck = []
+        for rank in order:
+            deck.append(codes[rank][used[rank]])
+            used[rank] += 1
+        state = engine.deal_from_deck(rules, deck)
+        frontier.append((state, tuple(sorted(rank_of(card) for card in state.table)), ()))
+    keys: dict[tuple, int] = {}
+    observations, layers = [], []
+    while frontier:
+        seats, infosets, children_count, utility, children = [], [], [], [], []
+        for state, table, history in frontier:
+            if engine.is_terminal(state):
+                seats.append(-1), infosets.append(-1), children_count.append(0)
+                utility.append(scoring.final_rewards(reward, scoring.scores(state), rules.total_cards))
+                continue
+            mover = state.current
+            key = (mover, tuple(sorted(rank_of(card) for card in state.hands[mover])), table, history)
+            if key not in keys:
+                keys[key] = len(keys)
+                observations.append(encoder.encode(state, mover))
+            legal = actions.legal_actions(state)
+            seats.append(mover), infosets.append(keys[key]), children_count.append(len(legal))
+            utility.append([0.0] * rules.num_players)
+            for action in legal:
+                children.append((engine.apply_move(state, actions.decode(action)), table, history + (action,)))
+        layers.append((seats, infosets, children_count, utility))
+        frontier = children
+    return list(keys), np.array(observations, np.float32), layers
+
+
+@pytest.mark.parametrize("rules", [preset("mini"), RulesConfig(ranks=3, suits=2, table_cards=2, hand_size=2,
+                                                               jokers=False, must_capture=False)],
+                         ids=["mini", "three-ranks-no-must-capture"])
+def test_the_tree_is_the_reference_tree(rules):
+    keys, observations, layers = reference_tree(rules)
+    tree = GameTree(rules)
+    assert tree.infoset_keys == keys
+    assert np.array_equal(tree.observations, observations)
+    assert len(tree.layers) == len(layers)
+    for layer, (seats, infosets, children, utility) in zip(tree.layers, layers):
+        assert layer.seat.tolist() == seats
+        assert layer.infoset.tolist() == infosets
+        assert layer.num_children.tolist() == children
+        assert np.array_equal(layer.utility, np.array(utility))
