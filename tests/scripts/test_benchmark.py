@@ -24,9 +24,14 @@ def test_benchmark_quick_writes_json(tmp_path):
     assert "steps/s" in completed.stdout
     data = json.loads(out.read_text())
     assert [p.name for p in out.parent.iterdir()] == ["results.json"]  # no temp file left behind
-    assert set(data["sections"]) == {"aec_wrapped", "aec_raw", "engine", "vector", "vector_env", "evaluation",
-                                     "trainer", "sb3"}
+    assert set(data["sections"]) == {"aec_wrapped", "aec_raw", "aec_vs_openspiel", "engine", "tree", "vector",
+                                     "vector_env", "evaluation", "trainer", "sb3"}
     assert data["machine"]["numpy"] and data["settings"]["quick"] is True
+    tree, = data["sections"].pop("tree")["rows"]
+    assert tree["histories"] == 77_280 and tree["build_seconds"] > 0  # small's whole tree
+    ours, idle, openspiel = data["sections"]["aec_vs_openspiel"]["rows"]
+    assert idle["ratio"] == ours["steps_per_s"] / idle["steps_per_s"]
+    assert openspiel["ratio"] == ours["steps_per_s"] / openspiel["steps_per_s"]  # the dev extra installs OpenSpiel
     for name, section in data["sections"].items():
         assert section["rows"], name
         for row in section["rows"]:
