@@ -41,6 +41,7 @@ from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import JOKER_KIND_OFFSET
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
 from rouba_env.batched.game import VectorGame
+from rouba_env.batched.kernels import NOT_PLAYED
 
 if TYPE_CHECKING:  # the Policy protocol is the players' floor; the table only calls ``act``
     from rouba_env.players.base import Policy
@@ -285,6 +286,9 @@ class Table:
         """
         if not self._started:
             raise not_started("step()")
+        if type(action) is int and self.offender is None and self.before_move is None and self.after_move is None:
+            if self._play_move(action) != NOT_PLAYED:  # the rules core checked it against the mask and played it
+                return True
         index, reason = self._legal_index(action)
         if index < 0:
             message = illegal_action_message(action, who, reason, np.flatnonzero(self._mask).tolist())
@@ -297,6 +301,7 @@ class Table:
         return True
 
     def _play(self, seat: int, action: int) -> None:
+        """Play a legal action, telling the hooks before and after."""
         if self.before_move is not None:
             self.before_move(seat, action)
         self._play_move(action)
@@ -324,6 +329,9 @@ class Table:
             if clock is not None:
                 clock[0][seat] += 1
                 clock[1][seat] += time.perf_counter() - started
+            if type(action) is int and self.before_move is None and self.after_move is None:
+                if self._play_move(action) != NOT_PLAYED:  # checked against the mask and played by the core
+                    continue
             index, _ = self._legal_index(action)  # the one legality check, as for an outside caller's move
             if index < 0:
                 raise IllegalPlayerAction(illegal_player_message(player, seat, action, np.flatnonzero(mask).tolist()))

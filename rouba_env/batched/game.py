@@ -404,19 +404,13 @@ class VectorGame:
         kernels.observe_one(a.params, a.buffer, self.current, slot, seat, out)
         return out
 
-    def play_one(self, slot: int, action: int) -> bool:
-        """Play the legal ``action`` (an int, checked by the caller against ``mask``) in live ``slot``; True if
-        its game ended. The one-game path of `play_checked`: no auto-reset, ``done`` is not touched."""
+    def slot_player(self, slot: int) -> Callable[[int], int]:
+        """A function that plays an action (an int) in ``slot`` if it is legal there now and shows the
+        position after it (``obs``, ``mask``). It returns the seat to act next, -1 if the game ended, or
+        `NOT_PLAYED` (the action is not legal now: nothing changed). It leaves ``rewards``,
+        ``final_scores`` and ``done`` alone: a table of one game calls it every move."""
         a = self.arrays
-        return kernels.play_one(a.params, a.buffer, self.current, slot, action, self.obs[slot], self.mask[slot],
-                                self.rewards[slot], self.final_scores[slot])
-
-    def slot_player(self, slot: int) -> Callable[[int], bool]:
-        """A function that plays a legal action (an int the caller has checked) in live ``slot`` and
-        shows the position after it (``obs``, ``mask``); True if the game ended. It leaves ``rewards``,
-        ``final_scores`` and ``done`` alone: a table of one game, which reads the scores, calls it every move."""
-        a = self.arrays
-        return partial(kernels.play_and_show, a.params, a.buffer, self.current, slot, self.obs[slot], self.mask[slot])
+        return partial(kernels.play_if_legal, a.params, a.buffer, self.current, slot, self.obs[slot], self.mask[slot])
 
     # ------------------------------------------------------------ internals
 

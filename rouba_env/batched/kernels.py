@@ -53,22 +53,22 @@ def deal_games(p, buffer, current, slots, orders, deck_ranks, deck_cards, obs, m
         show(r, g, o, b, obs[b], mask[b])
 
 
-@numba.njit(cache=True, nogil=True)
-def play_one(p, buffer, current, b, action, obs, mask, rewards, final_scores):
-    """`play_slot` of one slot."""
-    return play_slot(rules_of(p), game_of(p, buffer, current), observation_starts(p), b, action, obs, mask, rewards,
-                     final_scores)
+NOT_PLAYED = -2
+"""`play_if_legal`'s answer when the action is not legal now (nothing changes)."""
 
 
 @numba.njit(cache=True, nogil=True)
-def play_and_show(p, buffer, current, b, obs, mask, action):
-    """Play the (checked) ``action`` in live slot ``b`` and show the position after it (seat 0's view and an
-    empty mask once the game is over); True if the game ended. A one-game table's whole move."""
+def play_if_legal(p, buffer, current, b, obs, mask, action):
+    """Play ``action`` in slot ``b`` if it is legal there now (its ``mask`` entry is set) and show the position
+    after it (seat 0's view and an empty mask once the game is over). Returns the seat to act next,
+    `NO_SEAT` if the move ended the game, or `NOT_PLAYED` (nothing changed). A one-game table's whole move."""
+    if current[b] < 0 or action < 0 or action >= mask.shape[0] or mask[action] == 0:
+        return NOT_PLAYED
     r, g = rules_of(p), game_of(p, buffer, current)
     kind, target = move_of(action, r.move_stride)
-    ended = play_move(r, g, b, kind, target)
+    play_move(r, g, b, kind, target)
     show(r, g, observation_starts(p), b, obs, mask)
-    return ended
+    return current[b]
 
 
 @numba.njit(cache=True, nogil=True)
