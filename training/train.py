@@ -1,4 +1,4 @@
-"""The PPO self-play training loop: one linear, readable `train` function.
+"""The PPO self-play training loop: a `Trainer` whose state is what a checkpoint saves, one method a step.
 
 Run it with ``rouba-train`` (see `rouba_training.config.TrainConfig`). The run
 folder's files and its guarantees are described in `rouba_training.run_folder`.
@@ -93,6 +93,256 @@ def resume_command(config: TrainConfig) -> str:
     return f"rouba-train --resume --run-dir {config.run_dir}"
 
 
+class Trainer:
+    """One training run: its settings, its state and the steps of its loop.
+
+    The state is what a checkpoint saves (`state_dict`): the learner (network, optimizer, opponent pool,
+    moving average, magnet), the run's progress and the random generators (numpy for the engine, seats
+    and opponents; torch for weights and sampling). Each step of the loop is one method: `collect`,
+    `update`, `evaluate`, `save_checkpoint`; `run` strings them together.
+    """
+
+    def __init__(self, config: TrainConfig, resume: bool = False, command: str | None = None,
+                 overwrite: bool = False, saved: dict | None = None):
+        self.config = config
+        self.resume = resume
+        self.run_dir = run_dir = Path(config.run_dir)
+        # Everything the run will use is resolved before the folder is touched: a bad rules preset or player
+        # spec fails here, leaving no empty run folder behind and losing no work later.
+        self.max_players = max_players = config.padded_players
+        self.tables = tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
+        scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables]
+                    for spec in config.scripted_opponents}
+        for spec, policies in scripted.items():
+            require_batch_player(policies[0], f"the trainer's opponent pool ({spec!r})")
+        for spec in config.eval_opponents:
+            for rules in tables:
+                make_policy(spec, rules, max_players)
+        self.complete: dict | None = None
+        """The answer of a run that has already trained ``total_steps`` and made its final evaluation."""
+        if resume:
+            require_checkpoint(run_dir)
+            saved = read_resume_file(run_dir) if saved is None else saved
+            if is_complete(run_dir, saved, config.total_steps):
+                self.complete = {"complete": True, "learner_steps": saved["learner_steps"],
+                                 "updates": saved["update"], "seconds_training": round(saved["seconds"], 1),
+                                 "evaluation": saved.get("latest_eval", []), "interrupted": None}
+                return
+        self.device = device = torch.device(config.device)
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise RuntimeError(f"--device {config.device} asked for, but torch sees no CUDA device")
+        prepare(run_dir, resume, overwrite)
+        if config.torch_threads:
+            torch.set_num_threads(config.torch_threads)
+        self.command = command or " ".join(["python"] + sys.argv)
+
+        self.rng = np.random.default_rng(config.seed)
+        torch.manual_seed(config.seed)
+        self.generator = torch.Generator(device=device)
+        self.generator.manual_seed(config.seed)
+        self.learner = build_learner(config, tables, max_players, device, scripted)
+        self.run_progress = RunProgress()
+        if resume:
+            self.load_state_dict(saved)
+            truncate_rows(run_dir / METRICS_FILE, self.run_progress.update)
+            truncate_rows(run_dir / EVAL_FILE, self.run_progress.update)
+        self.collector = None
+        if config.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
+            from rouba_training.distributed import RayCollector
+
+            self.collector = RayCollector(config, tables, max_players, self.learner.pool, self.run_progress.update)
+        else:
+            self.runners = [
+                SelfPlayGames(rules, index, config.num_envs, config.seed * 7919 + 104729 * index
+                              + self.run_progress.update, max_players, config.reward, self.learner.pool, self.rng,
+                              config.records_every_seat)
+                for index, rules in enumerate(tables)
+            ]
+        from torch.utils.tensorboard import SummaryWriter
+
+        # On resume, TensorBoard drops the points logged after the checkpoint (their step axis is learner steps).
+        self.writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR),
+                                    purge_step=self.run_progress.learner_steps + 1 if resume else None)
+
+    # ---------------------------------------------------------------- the state
+
+    def state_dict(self) -> dict:
+        """What a checkpoint holds: the settings, the learner, the progress and the random generators."""
+        return {"config": self.config.to_dict(), **self.learner.state_dict(), **self.run_progress.state_dict(),
+                "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                "generator": self.generator.get_state(), "observation_version": OBSERVATION_VERSION}
+
+    def load_state_dict(self, saved: dict) -> None:
+        """Carry on from a checkpoint of this run; a ValueError if it changes the network's shape."""
+        config = self.config
+        fixed = sorted(k for k in SHAPE_FIELDS if saved["config"].get(k, config.to_dict()[k]) != config.to_dict()[k])
+        if fixed:
+            raise ValueError(f"--resume: {fixed} differ from the checkpoint's "
+                             f"({ {k: saved['config'][k] for k in fixed} }); they fix the network's shape")
+        try:
+            # RNG states stay on the CPU; load_state_dict moves weights to the parameters' device.
+            self.learner.load_state_dict(saved)
+            self.rng.bit_generator.state = saved["numpy_rng"]
+            torch.set_rng_state(saved["torch_rng"])
+            self.generator.set_state(saved["generator"])
+        except (RuntimeError, KeyError, ValueError, TypeError) as error:
+            raise RunFolderError(f"cannot resume from {self.run_dir / 'checkpoint.pt'}: it does not match this run "
+                                 f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from None
+        self.run_progress = RunProgress.from_saved(saved)
+
+    def save_checkpoint(self) -> None:
+        # checkpoint.pt first: a kill before policy/ is rewritten is repaired on resume (policy from checkpoint).
+        save_resume_file(self.run_dir, self.state_dict())
+        self.save_policy()
+
+    def save_policy(self) -> None:
+        """The played network, with the run's settings and latest evaluation, as the run's policy folder."""
+        run, config = self.run_progress, self.config
+        save_policy(self.run_dir / POLICY_DIR, self.learner.played(config), self.tables[0], self.max_players, extra={
+            "learner_steps": run.learner_steps, "update": run.update, "command": self.command,
+            "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
+            "evaluation": run.latest_eval,
+        })
+
+    # ---------------------------------------------------------------- the steps
+
+    def collect(self, network: ActorCritic):
+        """One batch of self-play games (on Ray actors with ``ray``)."""
+        if self.collector is not None:
+            return self.collector.collect(network)
+        config = self.config
+        return merge([runner.collect(network, self.device, self.generator, config.rollout_steps, config.gamma,
+                                     config.gae_lambda) for runner in self.runners])
+
+    def regularization(self) -> Regularization | None:
+        """This update's KL terms, their weights on their schedules."""
+        config, learner = self.config, self.learner
+        if config.magnet == "none" and config.mirror_coef == 0:
+            return None
+        progress = self.run_progress.learner_steps / config.total_steps
+        update = self.run_progress.update
+        return Regularization(
+            magnet_coef=scheduled(config.magnet_schedule, config.magnet_coef, progress, update,
+                                  power=config.schedule_power),
+            mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, update,
+                                  power=config.schedule_power),
+            magnet=learner.magnet(config))
+
+    def update(self) -> dict:
+        """Collect a batch and train on it; the update's row of ``metrics.csv``."""
+        config, learner, run = self.config, self.learner, self.run_progress
+        network, optimizer = learner.network, learner.optimizer
+        started = time.perf_counter()
+        for group in optimizer.param_groups:
+            group["lr"] = scheduled(config.learning_rate_schedule, config.learning_rate,
+                                    run.learner_steps / config.total_steps, run.update,
+                                    config.learning_rate_floor, config.schedule_power)
+        network.eval()
+        batch = self.collect(network)
+        stats = ppo_update(network, optimizer, batch, config, self.generator, self.device, run.update + 1,
+                           self.regularization())
+        learner.after_update(config, run.update + 1)
+        size = len(batch.actions)
+        seconds = time.perf_counter() - started
+        run.record(batch, seconds)
+        row = {
+            "update": run.update, "learner_steps": run.learner_steps, "engine_steps": run.engine_steps,
+            "games": run.games,
+            "seconds": round(run.seconds, 2), "steps_per_second": round(size / seconds, 1),
+            "learning_rate": optimizer.param_groups[0]["lr"],
+            **{name: stats[name] for name in LOSS_STATS},
+            "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
+            "pool_size": len(learner.pool.snapshots),
+        }
+        row.update({name: stats.get(name, 0.0) for name in REGULARIZER_STATS})
+        append_rows(self.run_dir / METRICS_FILE, METRIC_FIELDS, [row])
+        for name in METRIC_FIELDS[5:]:
+            self.writer.add_scalar(f"train/{name}", row[name], run.learner_steps)
+        if run.update % config.snapshot_interval == 0:
+            learner.pool.add_snapshot(network, run.learner_steps)
+        return row | {"batch_size": size}
+
+    def evaluate(self, games_per_opponent: int, kind: str) -> list[dict]:
+        """Duplicate-deal games against ``eval_opponents`` (and the exact NashConv of a solvable table),
+        recorded in ``eval.csv`` as the run's latest evaluation."""
+        run, config = self.run_progress, self.config
+        rows = []
+        for rules in self.tables:
+            for row in evaluate_network(self.learner.played(config), rules, self.max_players, config.eval_opponents,
+                                        games_per_opponent, tree=self.trees[rules]):
+                row = {"update": run.update, "learner_steps": run.learner_steps, **row, "kind": kind}
+                if len(self.tables) > 1:
+                    row["opponent"] = f"{row['opponent']}@{rules.num_players}p"
+                rows.append(row)
+                self.writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], run.learner_steps)
+        run.latest_eval = rows
+        append_rows(self.run_dir / EVAL_FILE, EVAL_FIELDS, rows)
+        return rows
+
+    def run(self) -> dict:
+        """Train to ``total_steps`` (or until SIGINT/SIGTERM), evaluate at the end; the final answer."""
+        if self.complete is not None:
+            return self.complete
+        config, run = self.config, self.run_progress
+        from tqdm import tqdm
+
+        bar = tqdm(total=config.total_steps, initial=min(run.learner_steps, config.total_steps), unit="step",
+                   disable=not config.progress, dynamic_ncols=True, desc="training")
+        if self.resume and policy_update(self.run_dir) != run.update:
+            self.save_policy()
+        self.trees = {rules: solvable_tree(rules, config.reward) for rules in self.tables}
+        """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
+        if not self.resume:
+            self.save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
+        last_checkpoint = time.monotonic()
+        evaluation_seconds = 0.0  # periodic evaluations in this process
+        due = config.eval_interval and run.update and run.update % config.eval_interval == 0
+        if self.resume and due and not any(row.get("update") == run.update for row in run.latest_eval):
+            # The run was stopped at an update whose evaluation the signal cut off: it is made now.
+            self.evaluate(config.eval_games, "periodic")
+        with stop_on_signals() as received:
+            while run.learner_steps < config.total_steps and not received:
+                row = self.update()
+                bar.update(min(row["batch_size"], bar.total - bar.n))  # the last update runs past total_steps
+                bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
+                                kl=f"{row['approx_kl']:.3f}", steps=run.learner_steps)
+                if config.eval_interval and run.update % config.eval_interval == 0 and not received:
+                    evaluation_started = time.perf_counter()
+                    rows = self.evaluate(config.eval_games, "periodic")
+                    evaluation_seconds += time.perf_counter() - evaluation_started
+                    solved = {r["nash_conv"] for r in rows if "nash_conv" in r}
+                    bar.write(f"update {run.update}, {run.learner_steps} steps: " + ", ".join(
+                        f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
+                        for r in rows) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
+                minutes = (time.monotonic() - last_checkpoint) / 60
+                if (run.update % config.checkpoint_interval == 0 or received
+                        or (config.checkpoint_minutes and minutes >= config.checkpoint_minutes)):
+                    self.save_checkpoint()
+                    last_checkpoint = time.monotonic()
+            interrupted = received[0].name if received else None
+        bar.close()
+        if self.collector is not None:
+            self.collector.close()
+        final = {"learner_steps": run.learner_steps, "updates": run.update,
+                 "seconds_training": round(run.seconds, 1),
+                 "learner_steps_per_second": round(run.learner_steps / max(run.seconds, 1e-9), 1), "evaluation": [],
+                 "seconds_periodic_evaluations": round(evaluation_seconds, 1), "interrupted": interrupted}
+        if interrupted:
+            self.writer.close()
+            final["resume_command"] = resume_command(config)
+            return final
+        self.save_checkpoint()
+        if config.final_eval_games:
+            started = time.perf_counter()
+            final["evaluation"] = self.evaluate(config.final_eval_games, "final")
+            final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
+            self.save_checkpoint()
+        write_atomically(self.run_dir / FINAL_EVAL_FILE, json.dumps(final, indent=2) + "\n")
+        plot_learning_curve(self.run_dir)
+        self.writer.close()
+        return final
+
+
 def train(config: TrainConfig, resume: bool = False, command: str | None = None, overwrite: bool = False,
           saved: dict | None = None) -> dict:
     """Train by PPO self-play; returns the final evaluation (also written to the run folder).
@@ -104,209 +354,4 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     already trained ``total_steps`` and finished its final evaluation changes nothing and returns with
     ``complete`` set.
     """
-    run_dir = Path(config.run_dir)
-    # Everything the run will use is resolved before the folder is touched: a bad rules preset or player spec
-    # fails here, leaving no empty run folder behind and losing no work later.
-    max_players = config.padded_players
-    tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
-    scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables] for spec in config.scripted_opponents}
-    for spec, policies in scripted.items():
-        require_batch_player(policies[0], f"the trainer's opponent pool ({spec!r})")
-    for spec in config.eval_opponents:
-        for rules in tables:
-            make_policy(spec, rules, max_players)
-    if resume:
-        require_checkpoint(run_dir)
-        saved = read_resume_file(run_dir) if saved is None else saved
-        if is_complete(run_dir, saved, config.total_steps):
-            return {"complete": True, "learner_steps": saved["learner_steps"], "updates": saved["update"],
-                    "seconds_training": round(saved["seconds"], 1), "evaluation": saved.get("latest_eval", []),
-                    "interrupted": None}
-    device = torch.device(config.device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError(f"--device {config.device} asked for, but torch sees no CUDA device")
-    prepare(run_dir, resume, overwrite)
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
-    command = command or " ".join(["python"] + sys.argv)
-
-    # Seeding: numpy for the engine, seats and opponents; torch for weights and sampling.
-    rng = np.random.default_rng(config.seed)
-    torch.manual_seed(config.seed)
-    generator = torch.Generator(device=device)
-    generator.manual_seed(config.seed)
-
-    learner = build_learner(config, tables, max_players, device, scripted)
-    network, optimizer, pool = learner.network, learner.optimizer, learner.pool
-    run = RunProgress()
-    if resume:
-        fixed = sorted(k for k in SHAPE_FIELDS if saved["config"].get(k, config.to_dict()[k]) != config.to_dict()[k])
-        if fixed:
-            raise ValueError(f"--resume: {fixed} differ from the checkpoint's "
-                             f"({ {k: saved['config'][k] for k in fixed} }); they fix the network's shape")
-        try:
-            # RNG states stay on the CPU; load_state_dict moves weights to the parameters' device.
-            learner.load_state_dict(saved)
-            rng.bit_generator.state = saved["numpy_rng"]
-            torch.set_rng_state(saved["torch_rng"])
-            generator.set_state(saved["generator"])
-        except (RuntimeError, KeyError, ValueError, TypeError) as error:
-            raise RunFolderError(f"cannot resume from {run_dir / 'checkpoint.pt'}: it does not match this run "
-                                 f"({type(error).__name__}: {str(error).splitlines()[0][:200]})") from None
-        run = RunProgress.from_saved(saved)
-        truncate_rows(run_dir / METRICS_FILE, run.update)
-        truncate_rows(run_dir / EVAL_FILE, run.update)
-    if config.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
-        from rouba_training.distributed import RayCollector
-
-        collector = RayCollector(config, tables, max_players, pool, run.update)
-        collect = collector.collect
-    else:
-        runners = [
-            SelfPlayGames(rules, index, config.num_envs, config.seed * 7919 + 104729 * index + run.update,
-                          max_players, config.reward, pool, rng, config.records_every_seat)
-            for index, rules in enumerate(tables)
-        ]
-
-        def collect(network: ActorCritic):
-            return merge([runner.collect(network, device, generator, config.rollout_steps, config.gamma,
-                                         config.gae_lambda) for runner in runners])
-
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
-    # On resume, TensorBoard drops the points logged after the checkpoint (their step axis is learner steps).
-    writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR), purge_step=run.learner_steps + 1 if resume else None)
-    bar = tqdm(total=config.total_steps, initial=min(run.learner_steps, config.total_steps), unit="step",
-               disable=not config.progress, dynamic_ncols=True, desc="training")
-
-    def save_checkpoint() -> None:
-        # checkpoint.pt first: a kill before policy/ is rewritten is repaired on resume (policy from checkpoint).
-        save_resume_file(run_dir, {
-            "config": config.to_dict(), **learner.state_dict(), **run.state_dict(),
-            "numpy_rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-            "generator": generator.get_state(), "observation_version": OBSERVATION_VERSION,
-        })
-        save_policy(run_dir / POLICY_DIR, learner.played(config), tables[0], max_players, extra={
-            "learner_steps": run.learner_steps, "update": run.update, "command": command,
-            "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
-            "evaluation": run.latest_eval,
-        })
-
-    if resume and policy_update(run_dir) != run.update:
-        save_policy(run_dir / POLICY_DIR, learner.played(config), tables[0], max_players, extra={
-            "learner_steps": run.learner_steps, "update": run.update, "command": command,
-            "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
-            "evaluation": run.latest_eval,
-        })
-
-    def regularization() -> Regularization | None:
-        """This update's KL terms, their weights on their schedules."""
-        if config.magnet == "none" and config.mirror_coef == 0:
-            return None
-        progress = run.learner_steps / config.total_steps
-        return Regularization(
-            magnet_coef=scheduled(config.magnet_schedule, config.magnet_coef, progress, run.update,
-                                  power=config.schedule_power),
-            mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, run.update,
-                                  power=config.schedule_power),
-            magnet=learner.magnet(config))
-
-    trees = {rules: solvable_tree(rules, config.reward) for rules in tables}
-    """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
-
-    def run_evaluation(games_per_opponent: int, kind: str) -> list[dict]:
-        rows = []
-        for rules in tables:
-            for row in evaluate_network(learner.played(config), rules, max_players, config.eval_opponents, games_per_opponent,
-                                        tree=trees[rules]):
-                row = {"update": run.update, "learner_steps": run.learner_steps, **row, "kind": kind}
-                if len(tables) > 1:
-                    row["opponent"] = f"{row['opponent']}@{rules.num_players}p"
-                rows.append(row)
-                writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], run.learner_steps)
-        return rows
-
-    if not resume:
-        save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
-    last_checkpoint = time.monotonic()
-    evaluation_seconds = 0.0  # periodic evaluations in this process
-    due = config.eval_interval and run.update and run.update % config.eval_interval == 0
-    if resume and due and not any(row.get("update") == run.update for row in run.latest_eval):
-        # The run was stopped at an update whose evaluation the signal cut off: it is made now.
-        run.latest_eval = run_evaluation(config.eval_games, "periodic")
-        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, run.latest_eval)
-    with stop_on_signals() as received:
-        while run.learner_steps < config.total_steps and not received:
-            started = time.perf_counter()
-            for group in optimizer.param_groups:
-                group["lr"] = scheduled(config.learning_rate_schedule, config.learning_rate,
-                                        run.learner_steps / config.total_steps, run.update,
-                                        config.learning_rate_floor, config.schedule_power)
-
-            network.eval()
-            batch = collect(network)
-            stats = ppo_update(network, optimizer, batch, config, generator, device, run.update + 1,
-                               regularization())
-            learner.after_update(config, run.update + 1)
-            size = len(batch.actions)
-            seconds = time.perf_counter() - started
-            run.record(batch, seconds)
-            row = {
-                "update": run.update, "learner_steps": run.learner_steps, "engine_steps": run.engine_steps,
-                "games": run.games,
-                "seconds": round(run.seconds, 2), "steps_per_second": round(size / seconds, 1),
-                "learning_rate": optimizer.param_groups[0]["lr"],
-                **{name: stats[name] for name in LOSS_STATS},
-                "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
-                "pool_size": len(pool.snapshots),
-            }
-            row.update({name: stats.get(name, 0.0) for name in REGULARIZER_STATS})
-            append_rows(run_dir / METRICS_FILE, METRIC_FIELDS, [row])
-            for name in METRIC_FIELDS[5:]:
-                writer.add_scalar(f"train/{name}", row[name], run.learner_steps)
-            bar.update(min(size, bar.total - bar.n))  # the last update runs past total_steps: the bar stops there
-            bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
-                            kl=f"{row['approx_kl']:.3f}", steps=run.learner_steps)
-
-            if run.update % config.snapshot_interval == 0:
-                pool.add_snapshot(network, run.learner_steps)
-            if config.eval_interval and run.update % config.eval_interval == 0 and not received:
-                evaluation_started = time.perf_counter()
-                run.latest_eval = run_evaluation(config.eval_games, "periodic")
-                evaluation_seconds += time.perf_counter() - evaluation_started
-                append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, run.latest_eval)
-                solved = {r["nash_conv"] for r in run.latest_eval if "nash_conv" in r}
-                bar.write(f"update {run.update}, {run.learner_steps} steps: " + ", ".join(
-                    f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
-                    for r in run.latest_eval) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
-            minutes = (time.monotonic() - last_checkpoint) / 60
-            if (run.update % config.checkpoint_interval == 0 or received
-                    or (config.checkpoint_minutes and minutes >= config.checkpoint_minutes)):
-                save_checkpoint()
-                last_checkpoint = time.monotonic()
-        interrupted = received[0].name if received else None
-
-    bar.close()
-    if config.ray:
-        collector.close()
-    final = {"learner_steps": run.learner_steps, "updates": run.update,
-             "seconds_training": round(run.seconds, 1),
-             "learner_steps_per_second": round(run.learner_steps / max(run.seconds, 1e-9), 1), "evaluation": [],
-             "seconds_periodic_evaluations": round(evaluation_seconds, 1), "interrupted": interrupted}
-    if interrupted:
-        writer.close()
-        final["resume_command"] = resume_command(config)
-        return final
-    save_checkpoint()
-    if config.final_eval_games:
-        started = time.perf_counter()
-        final["evaluation"] = run_evaluation(config.final_eval_games, "final")
-        final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
-        run.latest_eval = final["evaluation"]
-        append_rows(run_dir / EVAL_FILE, EVAL_FIELDS, run.latest_eval)
-        save_checkpoint()
-    write_atomically(run_dir / FINAL_EVAL_FILE, json.dumps(final, indent=2) + "\n")
-    plot_learning_curve(run_dir)
-    writer.close()
-    return final
+    return Trainer(config, resume, command, overwrite, saved).run()
