@@ -35,7 +35,6 @@ from rouba_env.checks import check_flag, check_int
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
 from rouba_env.encoding.observation import ObservationEncoder, observation_params
 from rouba_env.rules import engine
-from rouba_env.rules.cards import rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.core import STATE_FIELDS, TALK_PLAYED, GameArrays, deck_arrays
 from rouba_env.rules.engine import GameState
@@ -416,34 +415,7 @@ class VectorGame:
 
     def _load(self, b: int, state: GameState) -> None:
         """Write a reference state into slot ``b`` (its cards too with ``track_cards``)."""
-        a = self.arrays
-        for seat in range(self.num_players):
-            a.hands[b, seat] = engine.rank_counts(state.hands[seat])
-            a.hand_count[b, seat] = len(state.hands[seat])
-            a.pile[b, seat] = len(state.piles[seat])
-            a.top[b, seat] = state.pile_tops[seat]
-            a.talk[b, seat, :TALK_PLAYED] = state.passed[seat]
-            a.talk[b, seat, TALK_PLAYED:] = state.played[seat]
-        a.table[b] = engine.rank_counts(state.table)
-        a.table_len[b] = len(state.table)
-        a.seen[b] = engine.seen_counts(state)
-        a.deck_len[b] = len(state.deck)
-        a.deck[b, :len(state.deck)] = [rank_of(card) for card in state.deck]
-        self.current[b] = state.current
-        a.last_capturer[b] = state.last_capturer
-        a.turn[b] = state.turn
-        if state.last_move is None:
-            a.last_move[b] = (engine.NO_SEAT, 0, 0, 0)
-        else:
-            seat, move, card = state.last_move
-            a.last_move[b] = (seat, move[0], move[1], card if self.track_cards else rank_of(card))
-        if self.track_cards:
-            for seat in range(self.num_players):
-                a.hand_cards[b, seat, :len(state.hands[seat])] = state.hands[seat]
-                a.pile_cards[b, seat, :len(state.piles[seat])] = state.piles[seat]
-            a.table_cards[b, :len(state.table)] = state.table
-            a.deck_cards[b, :len(state.deck)] = state.deck
-
+        self.arrays.load(b, state)
 
     def _as_actions(self, actions) -> np.ndarray:
         acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)

@@ -10,7 +10,6 @@ deal, step or observe and where the observations, masks and rewards go.
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 from rouba_env.encoding.observation import observation_starts, write_hidden, write_observation
 from rouba_env.rules.core import game_of, legal_moves, move_of, play_move, rules_of, start_game, write_rewards

@@ -42,6 +42,8 @@ differ in opponents' hands or in the deck order give the same vector.
 
 from __future__ import annotations
 
+import threading
+
 import numba
 import numpy as np
 
@@ -50,9 +52,10 @@ from typing import NamedTuple
 
 from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
-from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
+from rouba_env.rules.cards import NUM_RANKS
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.core import CORE_PARAMS, TALK_PLAYED, Game, Rules
+from rouba_env.rules.core import CORE_PARAMS, TALK_PLAYED, TARGET_PILE_OFFSET, Game, GameArrays, Rules, game_of, rules_of
+from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
 
 OBSERVATION_VERSION = 2
@@ -276,6 +279,16 @@ def write_hidden(r: Rules, g: Game, b, seat, out):
         out[deck_start + deck[j]] += 1.0
 
 
+@numba.njit(cache=True, nogil=True)
+def _observe(p, buffer, current, seat, out):
+    write_observation(rules_of(p), observation_starts(p), game_of(p, buffer, current), 0, seat, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def _hide(p, buffer, current, seat, out):
+    write_hidden(rules_of(p), game_of(p, buffer, current), 0, seat, out)
+
+
 COUNT_BLOCKS = ("hand", "table", "seen", "flipped")
 """Blocks of cards per rank slot: at most the copies of that rank the decks hold."""
 FRACTION_BLOCKS = ("pile_size", "deck")
@@ -294,28 +307,30 @@ class ObservationEncoder:
         """float32[D]: the largest value each entry can hold under these rules (the smallest is 0);
         bool[D]: the entries that are whole numbers (counts and one-hot flags)."""
         self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
-        lay = self.layout
-        # Plain ints, byte tables and a template for `encode`, the environments' hot path.
-        self._num_players = config.num_players
-        self._dealer = config.dealer
-        self._draw_from_deck = config.draw_from_deck
-        total = np.float32(config.total_cards)
-        self._fraction_of_cards = [float(np.float32(count) / total) for count in range(config.total_cards + 1)]
-        """``count / total_cards`` rounded as float32 (pile sizes, deck), looked up instead of computed."""
-        self._template = np.zeros(self.size, dtype=np.float32)
-        self._template[lay["rules"]] = self._rules
-        self._template[lay["present"].start:lay["present"].start + config.num_players] = 1.0
-        self._hand_ranks, self._table_ranks, self._seen_ranks = (
-            bytes(offset + RANK_OF_CARD[card] if card < len(RANK_OF_CARD) else 0 for card in range(256))
-            for offset in (lay["hand"].start, lay["table"].start, lay["seen"].start))
-        """Card code -> the entry of its rank in the hand, table and seen blocks (`bytes.translate` tables)."""
-        self._counted = lay["seen"].stop
-        self._seat_starts = (lay["pile_top"].start, lay["pile_size"].start, lay["hand_size"].start)
-        self._dealer_start, self._to_act_start = lay["dealer"].start, lay["to_act"].start
-        self._deck_index, self._flipped = lay["deck"].start, lay["flipped"]
-        self._talk = slice(lay["passed"].start, lay["played"].stop)
-        self._talk_padding = ([0] * NUM_RANKS * (self.max_players - config.num_players),
-                              [0] * NUM_RANK_SLOTS * (self.max_players - config.num_players))
+        self._position: GameArrays | None = None
+        """A one-slot game that `encode` and `hidden` load a `GameState` into (made on first use); the lock
+        keeps two threads sharing this encoder from loading it at once."""
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        return {key: value for key, value in self.__dict__.items() if key not in ("_position", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _position=None, _lock=threading.Lock())
+
+    def _write(self, kernel, state: GameState, seat, out: np.ndarray) -> np.ndarray:
+        """``kernel`` (`_observe` or `_hide`) of ``seat`` on a one-slot game loaded from ``state``, into ``out``."""
+        n = self.config.num_players
+        if not is_int(seat) or not 0 <= seat < n:
+            raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
+        with self._lock:
+            if self._position is None:
+                self._position = GameArrays(self.config, 1, TARGET_PILE_OFFSET + self.max_players,
+                                            ENVIRONMENT_REWARD, False, False, observation_params(self.max_players))
+            position = self._position
+            position.load(0, state)
+            kernel(position.params, position.buffer, position.current, int(seat), out)
+        return out
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
         copies = np.array(rank_counts(self.config.unshuffled_deck()), dtype=np.float32)
@@ -350,41 +365,10 @@ class ObservationEncoder:
     def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Observation of ``seat`` (absolute) in ``state``; written into ``out`` if given.
 
-        The card counts (hand, table, seen) are one `numpy.bincount` of the cards' entries, found by
-        byte translation; the rest is a handful of stores into a copy of the constant entries.
+        The rules core's `write_observation`, on a one-slot game loaded from ``state``: the same code as
+        every table's and the batched engine's observations.
         """
-        n = self._num_players
-        if not is_int(seat) or not 0 <= seat < n:
-            raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
-        table = bytes(state.table)
-        entries = (bytes(state.hands[seat]).translate(self._hand_ranks) + table.translate(self._table_ranks)
-                   + (table + b"".join(map(bytes, state.piles))).translate(self._seen_ranks))
-        values = self._template.copy() if out is None else out
-        if out is not None:
-            values[:] = self._template
-        values[:self._counted] = np.bincount(np.frombuffer(entries, dtype=np.uint8), minlength=self._counted)
-        fraction = self._fraction_of_cards
-        top_start, size_start, hand_start = self._seat_starts
-        hands, piles, pile_tops = state.hands, state.piles, state.pile_tops
-        passed, played = [], []
-        for offset in range(n):
-            other = (seat + offset) % n
-            top = pile_tops[other]
-            values[top_start + offset * PILE_TOP_SLOTS + (EMPTY_SLOT if top == EMPTY_PILE else top)] = 1.0
-            values[size_start + offset] = fraction[len(piles[other])]
-            values[hand_start + offset] = len(hands[other])
-            passed += state.passed[other]
-            played += state.played[other]
-        values[self._dealer_start + (self._dealer - seat) % n] = 1.0
-        current = state.current
-        if current >= 0:
-            values[self._to_act_start + (current - seat) % n] = 1.0
-            if self._draw_from_deck:
-                values[self._flipped] = rank_counts(hands[current])
-        values[self._deck_index] = fraction[len(state.deck)]
-        pad_passed, pad_played = self._talk_padding
-        values[self._talk] = passed + pad_passed + played + pad_played
-        return values
+        return self._write(_observe, state, seat, np.empty(self.size, dtype=np.float32) if out is None else out)
 
     def decode(self, obs: np.ndarray) -> ObservationView:
         """The named view of ``obs[B, D]`` (or one ``obs[D]``, as a batch of one); ValueError on a wrong shape."""
@@ -467,14 +451,7 @@ class ObservationEncoder:
         Every seat's hand per rank slot (rotated and padded as the seat blocks: 0 is ``seat``
         itself), then the deck per rank slot. ``H = (max_players + 1) * 14`` (`hidden_size`).
         """
-        n = self._num_players
-        if not is_int(seat) or not 0 <= seat < n:
-            raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
-        out = np.zeros((self.max_players + 1, NUM_RANK_SLOTS), dtype=np.float32)
-        for offset in range(n):
-            out[offset] = rank_counts(state.hands[(seat + offset) % n])
-        out[-1] = rank_counts(state.deck)
-        return out.ravel()
+        return self._write(_hide, state, seat, np.empty(self.hidden_size, dtype=np.float32))
 
     @property
     def hidden_size(self) -> int:

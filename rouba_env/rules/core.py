@@ -21,15 +21,18 @@ the encodings' `observation_starts`.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence, cast
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, cast
 
 import numba
 import numpy as np
 from numba.extending import intrinsic
 
-from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, rank_of
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, RANK_OF_CARD, rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.scoring import REWARD_MODES, write_final_rewards
+
+if TYPE_CHECKING:  # the card-level state a slot can be loaded from
+    from rouba_env.rules.engine import GameState
 
 RANK_SLOTS = NUM_RANKS + 1
 """Per-rank count arrays: 13 ranks, then the joker slot."""
@@ -54,6 +57,8 @@ LAST_MOVE_FIELDS = ("seat", "kind", "target", "card")
 """A slot's ``last_move`` row: who played, the move, and the card (its code with ``track_cards``, else its
 rank slot); seat `NO_SEAT` before the first move."""
 
+RANK_OF_CARD_CODE = np.array(RANK_OF_CARD, dtype=np.int16)
+"""Rank slot of each card code, for loading card lists into a slot."""
 card_rank = numba.njit(cache=True, nogil=True, inline="always")(rank_of)
 """The cards' one rank rule, compiled."""
 final_rewards = numba.njit(cache=True, nogil=True, inline="always")(write_final_rewards)
@@ -222,6 +227,41 @@ class GameArrays:
             shape = (self.batch, *self.shapes[name])
             offset, size = int(self.params[P_OFFSETS + index]), int(np.prod(shape, dtype=np.int64))
             setattr(self, name, self.buffer[offset:offset + size].reshape(shape))
+
+    def load(self, b: int, state: "GameState") -> None:
+        """Write a card-level `GameState` (of these rules) into slot ``b``; its cards too with ``track_cards``."""
+        n = self.rules.num_players
+        ranks = RANK_OF_CARD_CODE
+
+        def counts(cards) -> np.ndarray:
+            return np.bincount(ranks[np.asarray(cards, dtype=np.int64)], minlength=RANK_SLOTS)
+
+        for seat in range(n):
+            self.hands[b, seat] = counts(state.hands[seat])
+            self.hand_count[b, seat] = len(state.hands[seat])
+            self.pile[b, seat] = len(state.piles[seat])
+            self.top[b, seat] = state.pile_tops[seat]
+            self.talk[b, seat, :TALK_PLAYED] = state.passed[seat]
+            self.talk[b, seat, TALK_PLAYED:] = state.played[seat]
+        self.table[b] = counts(state.table)
+        self.table_len[b] = len(state.table)
+        self.seen[b] = counts([*state.table, *(card for pile in state.piles for card in pile)])
+        self.deck_len[b] = len(state.deck)
+        self.deck[b, :len(state.deck)] = ranks[np.asarray(state.deck, dtype=np.int64)]
+        self.current[b] = state.current
+        self.last_capturer[b] = state.last_capturer
+        self.turn[b] = state.turn
+        if state.last_move is None:
+            self.last_move[b] = (NO_SEAT, 0, 0, 0)
+        else:
+            seat, move, card = state.last_move
+            self.last_move[b] = (seat, move[0], move[1], card if self.rules.track_cards else ranks[card])
+        if self.rules.track_cards:
+            for seat in range(n):
+                self.hand_cards[b, seat, :len(state.hands[seat])] = state.hands[seat]
+                self.pile_cards[b, seat, :len(state.piles[seat])] = state.piles[seat]
+            self.table_cards[b, :len(state.table)] = state.table
+            self.deck_cards[b, :len(state.deck)] = state.deck
 
     def __getstate__(self) -> dict:
         """Pickled without the views (a pickled view would be a copy); `__setstate__` makes them again."""

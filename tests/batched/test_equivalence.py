@@ -15,6 +15,7 @@ from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.batched.game import VectorGame
 from rouba_env.rules.seeding import slot_deal_seed
+from tests.reference import observation as reference
 from tests.strategies import any_rules, seated_preset
 
 
@@ -26,13 +27,13 @@ def reward_fn_for(mode):
 def _check_slot(games, state, i, encoder, actions):
     """The buffers for slot ``i`` describe reference ``state``."""
     seat = state.current if state.current >= 0 else 0
-    obs = encoder.encode(state, seat)
+    obs = reference.observation(state, seat, encoder.max_players)
     mask = actions.mask(state, state.current) if state.current >= 0 else np.zeros(actions.size, np.int8)
     for game in games:
         assert game.current[i] == state.current, (i)
         assert np.array_equal(game.obs[i], obs), (i, np.flatnonzero(game.obs[i] != obs))
         hidden = game.hidden(np.array([i]), np.array([seat]))[0]
-        assert np.array_equal(hidden, encoder.hidden(state, seat)), (i, "what the seat cannot see")
+        assert np.array_equal(hidden, reference.hidden(state, seat, encoder.max_players)), (i, "the hidden cards")
         assert game.mask[i].dtype == np.int8
         assert np.array_equal(game.mask[i], mask), (i, np.flatnonzero(game.mask[i]),
                                                    actions.legal_actions(state))
@@ -207,11 +208,10 @@ def test_leftovers_top_rule():
     discard = actions.encode(engine.Move(engine.JOKER_KIND_OFFSET, engine.TARGET_DISCARD))
     game = VectorGame.from_states(config, states, track_cards=True)
     game.step(np.full(len(states), discard))
-    encoder = ObservationEncoder(config)
     for i, state in enumerate(states):
         final = engine.apply_move(state, actions.decode(discard))
         assert game.done[i] and game.final_scores[i].tolist() == scoring.scores(final)
-        assert np.array_equal(game.obs[i], encoder.encode(final, 0))
+        assert np.array_equal(game.obs[i], reference.observation(final, 0))
         assert game.position(i) == final  # the leftovers under the pile, jokers first, then by rank
     assert game.final_scores.tolist() == [[3, 1], [3, 4], [1, 4]]
 
@@ -220,14 +220,13 @@ def test_observe_and_random_actions():
     config = preset("jokers", num_players=4)
     game = VectorGame(config, 16, seed=5, max_players=5)
     game.reset()
-    encoder = ObservationEncoder(config, 5)
     rng = np.random.default_rng(1)
     for _ in range(30):
         states = [engine.start_game(config, int(s)) for s in game.deal_seeds]  # only valid before the first move
         seats = rng.integers(0, 4, size=16)
         out = game.observe(seats)
         for i, state in enumerate(states):
-            assert np.array_equal(out[i], encoder.encode(state, int(seats[i])))
+            assert np.array_equal(out[i], reference.observation(state, int(seats[i]), 5))
         chosen = game.random_actions(rng)
         assert game.mask[np.arange(16), chosen].all()
         game.reset()

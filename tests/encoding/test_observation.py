@@ -236,3 +236,27 @@ def test_encode_view_rejects_a_seat_that_does_not_match_the_dealer():
     view.seat = (view.seat + 1) % 3
     with pytest.raises(ValueError, match="dealer"):
         encoder.encode_view(view)
+
+
+@pytest.mark.parametrize("name", ["standard", "jokers", "draw_from_deck", "take_all"])
+def test_encode_is_the_plain_python_model(name):
+    """`encode` (the rules core's observation on a state loaded into one slot) against the tests' model,
+    every seat of positions along random games; a pickled encoder encodes the same."""
+    import pickle
+
+    from rouba_env.rules import engine
+    from tests.reference import observation as reference
+
+    config = preset(name, num_players=3)
+    encoder = ObservationEncoder(config, max_players=4)
+    copy = pickle.loads(pickle.dumps(encoder))
+    rng = np.random.default_rng(3)
+    state = engine.new_game(config, rng)
+    while not engine.is_terminal(state):
+        for seat in range(3):
+            expected = reference.observation(state, seat, 4)
+            assert np.array_equal(encoder.encode(state, seat), expected)
+            assert np.array_equal(copy.encode(state, seat), expected)
+            assert np.array_equal(encoder.hidden(state, seat), reference.hidden(state, seat, 4))
+        moves = engine.legal_moves(state)
+        state = engine.apply_move(state, moves[rng.integers(len(moves))])
