@@ -3,8 +3,8 @@
 A record holds the rules (`RulesConfig.to_dict`), the deal seed, the player
 at each seat, every move as ``[seat, action]`` and the final scores. Actions
 are indices of the unpadded `ActionEncoding` of the record's rules (no
-``max_players`` padding). Replaying is ``engine.start_game(rules, deal_seed)``
-followed by ``engine.apply_move`` for each move; `replay_states` does that and
+``max_players`` padding). Replaying is dealing ``deal_seed`` at a `Table` and playing
+each move there; `replay_states` does that and
 checks that every move is made by the seat to act and that the final scores
 match. Records are written by ``rouba-evaluate --save-games DIR`` and by
 browser play (`rouba_env.web`).
@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Iterable
 
 from rouba_env.checks import is_int
-from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.files import write_atomically
-from rouba_env.rules import engine, scoring
+from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
+from rouba_env.table import Table
 
 RECORD_FORMAT = "rouba-monte-game"
 RECORD_VERSION = 1
@@ -109,25 +109,25 @@ class ReplayRecord:
 def replay_states(record: ReplayRecord) -> list[engine.GameState]:
     """Every state of the game: the deal, then the state after each move (``len(moves) + 1`` states).
 
-    ValueError if a move is out of turn or illegal, or if the record's final
-    scores differ from the replayed game's.
+    The game is replayed on a `Table` (the rules core, naming every card). ValueError if a move is out of
+    turn or illegal, or if the record's final scores differ from the replayed game's.
     """
-    encoding = ActionEncoding(record.rules)
-    state = engine.start_game(record.rules, record.deal_seed)
-    states = [state]
+    table = Table(record.rules, illegal_action="raise")
+    table.start_deal(record.deal_seed)
+    states = [table.require_started("replaying")]
     for number, (seat, action) in enumerate(record.moves):
-        if seat != state.current:
-            _fail(f"move {number} is by seat {seat} but seat {state.current} is to act")
+        if seat != table.current:
+            _fail(f"move {number} is by seat {seat} but seat {table.current} is to act")
         try:
-            state = engine.apply_move(state, encoding.decode(action))
+            table.play(action, who=f"seat {seat}")
         except ValueError as error:
             _fail(f"move {number} ({seat}, {action}): {error}")
-        states.append(state)
+        states.append(table.require_started("replaying"))
     if record.scores is not None:
-        if not engine.is_terminal(state):
+        if not table.over:
             _fail(f"scores given but the game is not over after {len(record.moves)} moves")
-        if scoring.scores(state) != list(record.scores):
-            _fail(f"recorded scores {record.scores} differ from the replayed {scoring.scores(state)}")
+        if table.scores() != list(record.scores):
+            _fail(f"recorded scores {record.scores} differ from the replayed {table.scores()}")
     return states
 
 
