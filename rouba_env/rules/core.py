@@ -50,6 +50,7 @@ TARGET_PILE_OFFSET = 3
 """Target ``3 + k`` is the pile of the seat ``k`` places to the mover's left (k = 0: own pile)."""
 NO_SEAT = -1
 EMPTY_PILE = -1
+"""A pile's top when it is empty."""
 TALK_PLAYED = NUM_RANKS
 """A seat's table-talk row: 13 passed-up counts (natural ranks), then 14 played counts (rank slots)."""
 TALK_SIZE = NUM_RANKS + RANK_SLOTS

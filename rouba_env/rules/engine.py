@@ -22,24 +22,21 @@ import numpy as np
 from rouba_env.checks import is_int
 from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, RANK_BYTES, RANK_OF_CARD, rank_of
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
+from rouba_env.rules.core import (  # noqa: F401  (the moves' vocabulary, defined once in the rules core)
+    EMPTY_PILE,
+    JOKER_KIND_OFFSET,
+    NO_SEAT,
+    NUM_KINDS,
+    RANK_SLOTS,
+    TARGET_DISCARD,
+    TARGET_PILE_OFFSET,
+    TARGET_TABLE,
+    TARGET_TABLE_JOKER,
+)
 from rouba_env.rules.seeding import DEAL_SEED_BOUND, shuffled_deck
 
-NUM_RANK_SLOTS = NUM_RANKS + 1
+NUM_RANK_SLOTS = RANK_SLOTS
 """Per-rank count vectors have one slot per rank plus one for jokers."""
-JOKER_KIND_OFFSET = NUM_RANKS
-"""Kinds 0..12 play a natural card of that rank; kind 13 + r plays a joker named as rank r."""
-NUM_KINDS = 2 * NUM_RANKS
-TARGET_TABLE = 0
-"""Capture a table card of the played (or named) rank."""
-TARGET_DISCARD = 1
-"""Leave the card face up on the table."""
-TARGET_TABLE_JOKER = 2
-"""Capture a joker lying on the table (any card may); unused with ``take_all``."""
-TARGET_PILE_OFFSET = 3
-"""Target ``3 + k`` is the pile of the seat ``k`` places to the mover's left (k = 0: own pile)."""
-NO_SEAT = -1
-EMPTY_PILE = -1
-"""`GameState.pile_tops` value of an empty pile."""
 
 
 
