@@ -18,11 +18,13 @@ same for every variant: actions a variant cannot produce are simply masked.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from rouba_env.checks import is_int
 from rouba_env.rules.cards import RANK_NAMES
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
+from rouba_env.rules.core import OnePosition, game_of, legal_moves, move_at, move_index, rules_of
 from rouba_env.rules.engine import (
     JOKER_KIND_OFFSET,
     NUM_KINDS,
@@ -32,7 +34,6 @@ from rouba_env.rules.engine import (
     TARGET_TABLE_JOKER,
     GameState,
     Move,
-    legal_moves,
     pile_seat,
     rank_counts,
     shown_rank,
@@ -53,15 +54,15 @@ def resolve_max_players(config: RulesConfig, max_players: int | None) -> int:
     return max_players
 
 
-def action_index(kind, target, num_targets):
-    """The action index of a move: ``kind * num_targets + target`` (ints or arrays; compiled by the batched kernels)."""
-    return kind * num_targets + target
+action_index = move_index
+"""The action index of a move: ``kind * num_targets + target`` (the rules core's move table index)."""
+action_move = move_at
+"""(kind, target) of an action index: the inverse of `action_index`."""
 
 
-def action_move(action, num_targets):
-    """(kind, target) of an action index: the inverse of `action_index` (ints or arrays; compiled by the kernels)."""
-    kind = action // num_targets
-    return kind, action - kind * num_targets
+@numba.njit(cache=True, nogil=True)
+def _legal_mask(p, buffer, current, out):
+    legal_moves(rules_of(p), game_of(p, buffer, current), 0, out)
 
 
 class ActionEncoding:
@@ -76,6 +77,8 @@ class ActionEncoding:
         """The move of every action index (padded seats' targets included): decoding by lookup."""
         self._actions = {move: action for action, move in enumerate(self._moves)}
         """The action index of every move: encoding by lookup (a mask is built on every turn)."""
+        self._position = OnePosition(config, self.num_targets)
+        """The one-slot game that `mask` loads a `GameState` into."""
 
     def index(self, kind: int, target: int) -> int:
         """The action index of (kind, target) (`action_index`)."""
@@ -117,13 +120,16 @@ class ActionEncoding:
         return Move(kind, target)
 
     def legal_actions(self, state: GameState) -> list[int]:
-        return [self._actions[move] for move in legal_moves(state)]
+        """The legal action indices of the seat to act in ``state``, in increasing order."""
+        return np.flatnonzero(self.mask(state)).tolist()
 
     def mask(self, state: GameState, seat: int | None = None) -> np.ndarray:
-        """int8 mask of legal actions for ``seat`` (all zero when it is not that seat's turn)."""
+        """int8 mask of legal actions for ``seat`` (all zero when it is not that seat's turn): the rules core's
+        `legal_moves` on a one-slot game holding ``state``."""
+        mask = np.zeros(self.size, dtype=np.int8)
         if seat is None or seat == state.current:
-            return self.mask_of(legal_moves(state))
-        return np.zeros(self.size, dtype=np.int8)
+            self._position.run(state, _legal_mask, mask)
+        return mask
 
     def describe(self, state: GameState, action: int | Move) -> str:
         """Human-readable text of a move by the seat to act, e.g. ``7 steals player 2's pile of 12 cards``."""

@@ -42,8 +42,6 @@ differ in opponents' hands or in the deck order give the same vector.
 
 from __future__ import annotations
 
-import threading
-
 import numba
 import numpy as np
 
@@ -54,8 +52,7 @@ from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
 from rouba_env.rules.cards import NUM_RANKS
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.core import CORE_PARAMS, TALK_PLAYED, TARGET_PILE_OFFSET, Game, GameArrays, Rules, game_of, rules_of
-from rouba_env.rules.scoring import ENVIRONMENT_REWARD
+from rouba_env.rules.core import CORE_PARAMS, TALK_PLAYED, TARGET_PILE_OFFSET, Game, OnePosition, Rules, game_of, rules_of
 from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
 
 OBSERVATION_VERSION = 2
@@ -307,29 +304,16 @@ class ObservationEncoder:
         """float32[D]: the largest value each entry can hold under these rules (the smallest is 0);
         bool[D]: the entries that are whole numbers (counts and one-hot flags)."""
         self._rules = np.array([float(getattr(config, flag)) for flag in RULE_FLAGS], dtype=np.float32)
-        self._position: GameArrays | None = None
-        """A one-slot game that `encode` and `hidden` load a `GameState` into (made on first use); the lock
-        keeps two threads sharing this encoder from loading it at once."""
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict:
-        return {key: value for key, value in self.__dict__.items() if key not in ("_position", "_lock")}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state, _position=None, _lock=threading.Lock())
+        self._position = OnePosition(config, TARGET_PILE_OFFSET + self.max_players,
+                                     observation_params(self.max_players))
+        """The one-slot game that `encode` and `hidden` load a `GameState` into."""
 
     def _write(self, kernel, state: GameState, seat, out: np.ndarray) -> np.ndarray:
-        """``kernel`` (`_observe` or `_hide`) of ``seat`` on a one-slot game loaded from ``state``, into ``out``."""
+        """``kernel`` (`_observe` or `_hide`) of ``seat`` on a one-slot game holding ``state``, into ``out``."""
         n = self.config.num_players
         if not is_int(seat) or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
-        with self._lock:
-            if self._position is None:
-                self._position = GameArrays(self.config, 1, TARGET_PILE_OFFSET + self.max_players,
-                                            ENVIRONMENT_REWARD, False, False, observation_params(self.max_players))
-            position = self._position
-            position.load(0, state)
-            kernel(position.params, position.buffer, position.current, int(seat), out)
+        self._position.run(state, kernel, int(seat), out)
         return out
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,7 @@ the encodings' `observation_starts`.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, cast
 
 import numba
@@ -271,6 +272,36 @@ class GameArrays:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._bind_views()
+
+
+class OnePosition:
+    """A one-slot game that card-level `GameState` s are loaded into, one at a time, to run a compiled rule
+    on them: how the encodings give the observation and the legal moves of a `GameState`.
+
+    Made on first use; a lock keeps two threads sharing it from loading it at once; it pickles without
+    its arrays.
+    """
+
+    def __init__(self, config: RulesConfig, move_stride: int, extra_params: Sequence[int] = ()):
+        self.config, self.move_stride, self.extra_params = config, move_stride, list(extra_params)
+        self._arrays: GameArrays | None = None
+        self._lock = threading.Lock()
+
+    def run(self, state: "GameState", kernel, *args):
+        """``kernel(params, buffer, current, *args)`` on slot 0 holding ``state``; its answer."""
+        with self._lock:
+            if self._arrays is None:
+                self._arrays = GameArrays(self.config, 1, self.move_stride, REWARD_MODES[0], False, False,
+                                          self.extra_params)
+            arrays = self._arrays
+            arrays.load(0, state)
+            return kernel(arrays.params, arrays.buffer, arrays.current, *args)
+
+    def __getstate__(self) -> dict:
+        return {key: value for key, value in self.__dict__.items() if key not in ("_arrays", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _arrays=None, _lock=threading.Lock())
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

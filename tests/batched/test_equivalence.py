@@ -24,11 +24,16 @@ def reward_fn_for(mode):
     return lambda state: scoring.final_rewards(mode, scoring.scores(state), state.config.total_cards)
 
 
+def reference_actions(actions, state) -> list[int]:
+    """The legal action indices of the card-level model (`engine.legal_moves`), increasing."""
+    return [actions.encode(move) for move in engine.legal_moves(state)]
+
+
 def _check_slot(games, state, i, encoder, actions):
     """The buffers for slot ``i`` describe reference ``state``."""
     seat = state.current if state.current >= 0 else 0
     obs = reference.observation(state, seat, encoder.max_players)
-    mask = actions.mask(state, state.current) if state.current >= 0 else np.zeros(actions.size, np.int8)
+    mask = actions.mask_of(engine.legal_moves(state))  # the card-level model's legal moves
     for game in games:
         assert game.current[i] == state.current, (i)
         assert np.array_equal(game.obs[i], obs), (i, np.flatnonzero(game.obs[i] != obs))
@@ -36,7 +41,7 @@ def _check_slot(games, state, i, encoder, actions):
         assert np.array_equal(hidden, reference.hidden(state, seat, encoder.max_players)), (i, "the hidden cards")
         assert game.mask[i].dtype == np.int8
         assert np.array_equal(game.mask[i], mask), (i, np.flatnonzero(game.mask[i]),
-                                                   actions.legal_actions(state))
+                                                   engine.legal_moves(state))
         if game.track_cards:  # every card where the reference has it, in its order
             assert game.position(i) == state, i
 
@@ -60,7 +65,7 @@ def _lockstep(config, batch_size=8, steps=200, seed=0, max_players=None, reward=
     for _ in range(steps):
         for i, state in enumerate(states):
             _check_slot(games, state, i, encoder, actions)
-        chosen = np.array([rng.choice(actions.legal_actions(s)) if s.current >= 0 else -1 for s in states])
+        chosen = np.array([rng.choice(reference_actions(actions, s)) if s.current >= 0 else -1 for s in states])
         for game in games:
             game.step(chosen)
         for i in range(batch_size):
@@ -173,7 +178,7 @@ def test_from_states_matches_reference(config):
         if all(engine.is_terminal(s) for s in states):
             break
         # Finished slots accept any action: alternate 0 and -1.
-        chosen = np.array([rng.choice(actions.legal_actions(s)) if s.current >= 0 else -(i % 2)
+        chosen = np.array([rng.choice(reference_actions(actions, s)) if s.current >= 0 else -(i % 2)
                            for i, s in enumerate(states)])
         for game in games:
             game.step(chosen)

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from rouba_env.encoding.actions import ActionEncoding
@@ -53,3 +54,20 @@ def test_the_viewers_pile_is_your_pile():
     move = Move(SEVEN, TARGET_PILE_OFFSET + 2)
     assert describe_move(state, move, viewer=2) == "7 steals your pile of 3 cards"
     assert describe_move(state, move, viewer=1) == "7 steals player 2's pile of 3 cards"
+
+
+@pytest.mark.parametrize("name", ["standard", "jokers", "take_all", "free_discard", "draw_from_deck"])
+def test_mask_is_the_card_level_models_legal_moves(name):
+    """`mask` and `legal_actions` (the rules core's on a loaded state) against `engine.legal_moves`."""
+    from rouba_env.rules import engine
+
+    config = preset(name, num_players=3)
+    encoding = ActionEncoding(config, max_players=4)
+    rng = np.random.default_rng(8)
+    state = engine.new_game(config, rng)
+    while not engine.is_terminal(state):
+        legal = engine.legal_moves(state)
+        assert np.array_equal(encoding.mask(state), encoding.mask_of(legal))
+        assert encoding.legal_actions(state) == [encoding.encode(move) for move in legal]
+        assert not encoding.mask(state, (state.current + 1) % 3).any()
+        state = engine.apply_move(state, legal[rng.integers(len(legal))])
