@@ -22,13 +22,14 @@ the encodings' `observation_starts`.
 from __future__ import annotations
 
 import threading
+from itertools import chain
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, cast
 
 import numba
 import numpy as np
 from numba.extending import intrinsic
 
-from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, RANK_OF_CARD, rank_of
+from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, rank_of
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.scoring import REWARD_MODES, write_final_rewards
 
@@ -59,8 +60,6 @@ LAST_MOVE_FIELDS = ("seat", "kind", "target", "card")
 """A slot's ``last_move`` row: who played, the move, and the card (its code with ``track_cards``, else its
 rank slot); seat `NO_SEAT` before the first move."""
 
-RANK_OF_CARD_CODE = np.array(RANK_OF_CARD, dtype=np.int16)
-"""Rank slot of each card code, for loading card lists into a slot."""
 card_rank = numba.njit(cache=True, nogil=True, inline="always")(rank_of)
 """The cards' one rank rule, compiled."""
 final_rewards = numba.njit(cache=True, nogil=True, inline="always")(write_final_rewards)
@@ -231,39 +230,20 @@ class GameArrays:
             setattr(self, name, self.buffer[offset:offset + size].reshape(shape))
 
     def load(self, b: int, state: "GameState") -> None:
-        """Write a card-level `GameState` (of these rules) into slot ``b``; its cards too with ``track_cards``."""
-        n = self.rules.num_players
-        ranks = RANK_OF_CARD_CODE
+        """Write a card-level `GameState` (of these rules) into slot ``b``; its cards too with ``track_cards``.
 
-        def counts(cards) -> np.ndarray:
-            return np.bincount(ranks[np.asarray(cards, dtype=np.int64)], minlength=RANK_SLOTS)
-
-        for seat in range(n):
-            self.hands[b, seat] = counts(state.hands[seat])
-            self.hand_count[b, seat] = len(state.hands[seat])
-            self.pile[b, seat] = len(state.piles[seat])
-            self.top[b, seat] = state.pile_tops[seat]
-            self.talk[b, seat, :TALK_PLAYED] = state.passed[seat]
-            self.talk[b, seat, TALK_PLAYED:] = state.played[seat]
-        self.table[b] = counts(state.table)
-        self.table_len[b] = len(state.table)
-        self.seen[b] = counts([*state.table, *(card for pile in state.piles for card in pile)])
-        self.deck_len[b] = len(state.deck)
-        self.deck[b, :len(state.deck)] = ranks[np.asarray(state.deck, dtype=np.int64)]
-        self.current[b] = state.current
-        self.last_capturer[b] = state.last_capturer
-        self.turn[b] = state.turn
-        if state.last_move is None:
-            self.last_move[b] = (NO_SEAT, 0, 0, 0)
-        else:
-            seat, move, card = state.last_move
-            self.last_move[b] = (seat, move[0], move[1], card if self.rules.track_cards else ranks[card])
-        if self.rules.track_cards:
-            for seat in range(n):
-                self.hand_cards[b, seat, :len(state.hands[seat])] = state.hands[seat]
-                self.pile_cards[b, seat, :len(state.piles[seat])] = state.piles[seat]
-            self.table_cards[b, :len(state.table)] = state.table
-            self.deck_cards[b, :len(state.deck)] = state.deck
+        The card lists travel as one array of codes (hands, table, piles, deck) with their lengths, and
+        one compiled pass counts them into the slot.
+        """
+        lists = [*state.hands, state.table, *state.piles, state.deck]
+        cards = np.fromiter(chain.from_iterable(lists), dtype=np.int16, count=sum(map(len, lists)))
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        talk = np.array([passed + played for passed, played in zip(state.passed, state.played)], dtype=np.int16)
+        last = (NO_SEAT, 0, 0, 0) if state.last_move is None else (
+            state.last_move[0], state.last_move[1][0], state.last_move[1][1], state.last_move[2])
+        _load_slot(self.params, self.buffer, self.current, b, cards, lengths,
+                   np.asarray(state.pile_tops, dtype=np.int16), talk,
+                   np.array([state.current, state.last_capturer, state.turn, *last], dtype=np.int64))
 
     def __getstate__(self) -> dict:
         """Pickled without the views (a pickled view would be a copy); `__setstate__` makes them again."""
@@ -358,6 +338,60 @@ def game_of(p, buffer, current) -> Game:
         borrowed(_field(buffer, p, 15, B * n * T).reshape((B, n, T))),
         borrowed(_field(buffer, p, 16, B * T).reshape((B, T))),
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def _load_slot(p, buffer, current, b, cards, lengths, tops, talk, scalars):
+    """`GameArrays.load`'s compiled pass: ``cards`` holds every hand, the table, every pile and the deck in
+    turn (``lengths`` of each); ``scalars``: the seat to act, the last capturer, the turn, the last move."""
+    r, g = rules_of(p), game_of(p, buffer, current)
+    n = r.num_players
+    g.hands[b] = 0
+    g.table[b] = 0
+    g.seen[b] = 0
+    start = 0
+    for part in range(2 * n + 2):
+        size = lengths[part]
+        for i in range(start, start + size):
+            card, slot = cards[i], card_rank(cards[i])
+            j = i - start
+            if part < n:
+                g.hands[b, part, slot] += 1
+                if r.track_cards:
+                    g.hand_cards[b, part, j] = card
+            elif part == n:
+                g.table[b, slot] += 1
+                g.seen[b, slot] += 1
+                if r.track_cards:
+                    g.table_cards[b, j] = card
+            elif part < 2 * n + 1:
+                g.seen[b, slot] += 1
+                if r.track_cards:
+                    g.pile_cards[b, part - n - 1, j] = card
+            else:
+                g.deck[b, j] = slot
+                if r.track_cards:
+                    g.deck_cards[b, j] = card
+        if part < n:
+            g.hand_count[b, part] = size
+        elif part == n:
+            g.table_len[b] = size
+        elif part < 2 * n + 1:
+            g.pile[b, part - n - 1] = size
+        else:
+            g.deck_len[b] = size
+        start += size
+    for seat in range(n):
+        g.top[b, seat] = tops[seat]
+        for i in range(TALK_SIZE):
+            g.talk[b, seat, i] = talk[seat, i]
+    current[b] = scalars[0]
+    g.last_capturer[b] = scalars[1]
+    g.turn[b] = scalars[2]
+    for i in range(4):
+        g.last_move[b, i] = scalars[3 + i]
+    if not r.track_cards and scalars[3] >= 0:
+        g.last_move[b, 3] = card_rank(scalars[6])
 
 
 # ------------------------------------------------------------------ dealing
