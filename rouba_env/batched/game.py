@@ -250,10 +250,13 @@ class VectorGame:
         return child
 
     def _as_slots_and_seats(self, slots, seats) -> tuple[np.ndarray, np.ndarray]:
-        """(slots, seats) as int64 arrays after checking them: one seat in 0..n-1 for each slot."""
+        """(slots, seats) as int64 arrays after checking them: one seat in 0..n-1 for each slot.
+
+        For reading positions only, so a slot may come more than once (seen from several seats).
+        """
         if not self._started:
             raise RuntimeError("call reset() (or deal()) before reading positions")
-        slots = self._as_slots(slots)
+        slots = self._as_slots(slots, repeats=True)
         seats = np.asarray(seats)
         if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
             raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
@@ -262,7 +265,8 @@ class VectorGame:
             raise ValueError(f"seats must be in 0..{self.num_players - 1}")
         return slots, seats
 
-    def _as_slots(self, slots) -> np.ndarray:
+    def _as_slots(self, slots, repeats: bool = False) -> np.ndarray:
+        """``slots`` as an int64 array after checking them (each in range; none twice unless ``repeats``)."""
         slots = np.asarray(slots)
         if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
             raise ValueError(f"slots must be a 1-d array of slot indices, got shape {slots.shape}")
@@ -270,7 +274,7 @@ class VectorGame:
         if slots.size and (slots.min() < 0 or slots.max() >= self.batch_size):
             raise ValueError(f"slots must be in 0..{self.batch_size - 1}")
         # Increasing slots (what np.flatnonzero gives) cannot repeat; otherwise count them.
-        if slots.size > 1 and not (slots[1:] > slots[:-1]).all() and np.bincount(slots).max() > 1:
+        if not repeats and slots.size > 1 and not (slots[1:] > slots[:-1]).all() and np.bincount(slots).max() > 1:
             raise ValueError("slots must not repeat")
         return slots
 

@@ -211,7 +211,7 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
             if int(seed) < 0:
                 raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
             return [int(seed) + i for i in range(self.num_envs)]
-        if isinstance(seed, (str, bytes, dict)) or not hasattr(seed, "__iter__"):
+        if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):  # a set has no order
             raise ValueError(f"seed must be an int >= 0, None, or {self.num_envs} of them (ints or None), "
                              f"got {seed!r}")
         seeds = list(seed)

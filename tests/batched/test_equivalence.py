@@ -296,6 +296,9 @@ def test_bad_from_states_and_step_before_reset():
         fresh.deal([0], [1.5])
     fresh.deal([0], [7])
     assert fresh.scores().shape == (2, 2) and fresh.observe_slots([0], [0]).shape == (1, fresh.obs_size)
+    both = fresh.observe_slots([0, 0], [0, 1])  # reading one slot from two seats
+    assert np.array_equal(both[0], fresh.observe(np.zeros(2, np.int64))[0])
+    assert np.array_equal(both[1], fresh.observe(np.ones(2, np.int64))[0])
 
 
 def test_slot_deal_seed_is_pure_and_vectorised():

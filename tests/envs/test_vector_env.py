@@ -152,6 +152,8 @@ def test_reset_mask_and_per_game_seeds():
     before = envs.reset(seed=3)[0]
     after, _ = envs.reset(options={"reset_mask": np.array([False, True, False])})
     np.testing.assert_array_equal(before[[0, 2]], after[[0, 2]])
+    with pytest.raises(ValueError, match="seed must be an int >= 0, None, or 3 of them"):
+        envs.reset(seed={1, 2, 3})  # a set has no order: which game gets which seed?
 
 
 def test_an_illegal_action_ends_only_its_game_or_raises():
