@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 
+from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder
 from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, distinct_orders, rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig
@@ -130,6 +131,20 @@ class HiddenCardSampler:
         if self.hidden.size - needed != self.deck_size:
             raise ValueError(f"observation is inconsistent: {self.hidden.size} unseen cards for opponents' hands "
                              f"({needed}) and a deck of {self.deck_size}")
+
+    def require_playable(self, actions, encoding: ActionEncoding, who: str) -> None:
+        """ValueError unless every action of ``actions`` is legal in the observed position.
+
+        The seat to act's legal moves depend only on what the observer sees of its own turn (its hand, the
+        table, the piles' tops), so any world drawn from the observation tells them: a mask that marks
+        other actions legal came from another position than the observation.
+        """
+        legal = encoding.mask(self.sample(np.random.default_rng(0)))
+        unplayable = [int(action) for action in actions if not legal[int(action)]]
+        if unplayable:
+            raise ValueError(f"{who}: the mask marks action(s) {unplayable} legal, but the position the observation "
+                             f"shows allows only {np.flatnonzero(legal).tolist()}: the observation and the mask "
+                             f"must come from the same position")
 
     def sample(self, rng: np.random.Generator) -> GameState:
         """One determinization: pile contents, opponents' hands and deck order drawn uniformly."""

@@ -276,6 +276,7 @@ class ExpertPolicy(BasePolicy):
         moves = [self.actions.decode(int(action)) for action in legal]
         samples = self.sample_count(view) if samples is None else samples
         sampler = HiddenCardSampler(rules, obs, self.encoder)
+        sampler.require_playable(legal, self.actions, self.name)
         states = [sampler.sample(rng) for _ in range(samples)]
         final_scores = self.rollout_scores(states, moves, rng)
         values = np.zeros((samples, len(moves)))

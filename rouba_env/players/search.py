@@ -160,6 +160,7 @@ class SearchPolicy(BasePolicy):
         """float[S, M]: each candidate's (column) leaf value for the searching seat on each determinization (row)."""
         rules = self.rules
         sampler = HiddenCardSampler(rules, obs, self.encoder, passed_steal=self.passed_steal)
+        sampler.require_playable(candidates, self.actions, self.name)
         seat = sampler.seat
         states = self.determinizations(sampler, obs, rng)
         count = len(candidates)

@@ -337,3 +337,22 @@ def test_compositions_are_every_split_once():
     assert (splits >= 0).all() and compositions(4, 1).tolist() == [[4]]
     with pytest.raises(ProbabilitiesOutOfReach, match=f"more than the {EXACT_SPLITS:,}"):
         compositions(200, 8)
+
+
+@pytest.mark.parametrize("spec", ["expert", "search"])
+def test_a_mask_from_another_position_is_refused_in_words(spec):
+    """A mask marking a move the observed position does not allow is an error that says so, not the
+    batched engine's complaint about a slot."""
+    from rouba_env.players.registry import make_policy
+
+    config = preset("standard")
+    state = engine.start_game(config, 3)
+    obs = ObservationEncoder(config).encode(state, state.current)
+    mask = ActionEncoding(config).mask(state)
+    player = make_policy(spec, config)
+    assert mask[player.act(obs, mask, np.random.default_rng(0))]
+    wrong = mask.copy()
+    wrong[np.flatnonzero(mask == 0)[0]] = 1
+    with pytest.raises(ValueError, match=f"{spec}: the mask marks action.* legal, but the position the "
+                                         f"observation shows allows only"):
+        player.act(obs, wrong, np.random.default_rng(0))
