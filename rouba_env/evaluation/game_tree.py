@@ -44,6 +44,34 @@ def check_solvable(rules: RulesConfig, max_deals: int = MAX_DEALS) -> int:
     return orders
 
 
+ESTIMATE_GAMES = 1024
+"""Random games that `estimate_histories` plays."""
+ESTIMATE_MARGIN = 1.25
+"""`GameTree` refuses up front when the estimate exceeds its bound this many times over (the estimate is
+a mean over random games, not exact; past the bound by less, the layer-by-layer count decides)."""
+
+
+def estimate_histories(rules: RulesConfig, games: int = ESTIMATE_GAMES, seed: int = 0) -> float:
+    """About how many histories the whole game tree of ``rules`` has, from ``games`` random games.
+
+    Knuth's estimator: along a random path, the product of the branching factors met so far is an
+    unbiased estimate of the number of nodes at that depth; their sum, averaged over the games and
+    multiplied by the number of deals, estimates the tree's size. Every deal is equally likely in the
+    tree and in a random shuffle, so a random game is a random path. Runs in well under a second.
+    """
+    deals = distinct_orders(Counter(rank_of(card) for card in rules.unshuffled_deck()))
+    game = VectorGame(rules, games, seed=seed, auto_reset=False)
+    game.reset()
+    rng = np.random.default_rng(seed)
+    paths, total = np.ones(games), np.ones(games)
+    while (game.current >= 0).any():
+        live = game.current >= 0
+        paths[live] *= game.mask[live].sum(axis=1)
+        total[live] += paths[live]
+        game.step(game.random_actions(rng))
+    return float(deals * total.mean())
+
+
 @dataclass
 class Layer:
     """The nodes ``depth`` moves into every deal; node ``i``'s children are ``first_child[i]`` onwards in the next layer."""
@@ -90,6 +118,11 @@ class GameTree:
         self.reward = scoring.check_reward_mode(reward)
         self.num_players = rules.num_players
         self.num_deals = check_solvable(rules, max_deals)
+        estimate = estimate_histories(rules)
+        if estimate > ESTIMATE_MARGIN * max_histories:
+            raise ValueError(f"the game tree of these rules has about {estimate:.2g} histories (estimated from "
+                             f"{ESTIMATE_GAMES} random games), more than the {max_histories:,} it may hold; use a "
+                             f"smaller deck (rules mini or small)")
         self.deal_probability = 1.0 / self.num_deals
         self.actions = ActionEncoding(rules)
         self.encoder = ObservationEncoder(rules)

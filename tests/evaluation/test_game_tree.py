@@ -68,3 +68,15 @@ def test_the_tree_is_the_reference_tree(rules):
         assert layer.infoset.tolist() == infosets
         assert layer.num_children.tolist() == children
         assert np.array_equal(layer.utility, np.array(utility))
+
+
+def test_the_size_is_estimated_before_building():
+    """Knuth's estimate lies near the exact count of the small trees, and a tree far past the bound is
+    refused from the estimate, before any layer is built."""
+    from rouba_env.evaluation.game_tree import estimate_histories
+
+    for rules in (preset("mini"), preset("small")):
+        assert abs(estimate_histories(rules) / GameTree(rules).num_histories - 1) < 0.1
+    with pytest.raises(ValueError, match=r"about 1\.\de\+07 histories \(estimated from 1024 random games\), more "
+                                         r"than the 5,000,000"):
+        GameTree(RulesConfig(ranks=3, suits=4))
