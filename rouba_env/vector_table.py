@@ -278,7 +278,7 @@ class VectorTable:
             raise ValueError(f"slot {int(slots[i])} has no open seat to act: {what}")
         if actions.size and (actions.min() < np.iinfo(np.int64).min or actions.max() > np.iinfo(np.int64).max):
             raise ValueError("actions out of the int64 range")
-        actions = actions.astype(np.int64, copy=False)
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
         seats = game.current[slots]
         bad = game.illegal_rows(slots, actions)
         terminated = np.empty(0, dtype=np.int64)

@@ -159,7 +159,7 @@ class VectorGame:
         slots, acts = self._as_slots(slots), np.asarray(actions)
         if acts.shape != slots.shape or (acts.size and acts.dtype.kind not in "iu"):
             raise ValueError(f"actions must be {len(slots)} integers (one per slot), got shape {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
+        acts = np.ascontiguousarray(acts, dtype=np.int64)  # one compiled signature of the loops
         bad = self.illegal_rows(slots, acts)
         if len(bad):
             i = int(bad[0])
@@ -232,7 +232,10 @@ class VectorGame:
     def children(self, parents: np.ndarray, actions: np.ndarray) -> "VectorGame":
         """A new game (``auto_reset=False``) whose slot ``i`` is slot ``parents[i]`` after ``actions[i]``
         (legal there): one layer of a game tree expanded in one call."""
-        parents, actions = np.asarray(parents, dtype=np.int64), np.asarray(actions, dtype=np.int64)
+        # Contiguous int64 as every caller passes them (np.nonzero's columns are strided views): one compiled
+        # signature of each loop, not a second compilation.
+        parents = np.ascontiguousarray(parents, dtype=np.int64)
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
         child = VectorGame(self.config, max(len(parents), 1), max_players=self.max_players, auto_reset=False,
                            reward=self.reward_mode, track_cards=self.track_cards)
         source, target = self.arrays, child.arrays
@@ -260,7 +263,7 @@ class VectorGame:
         seats = np.asarray(seats)
         if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
             raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
-        seats = seats.astype(np.int64, copy=False)
+        seats = np.ascontiguousarray(seats, dtype=np.int64)
         if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
             raise ValueError(f"seats must be in 0..{self.num_players - 1}")
         return slots, seats
@@ -270,7 +273,7 @@ class VectorGame:
         slots = np.asarray(slots)
         if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
             raise ValueError(f"slots must be a 1-d array of slot indices, got shape {slots.shape}")
-        slots = slots.astype(np.int64, copy=False)
+        slots = np.ascontiguousarray(slots, dtype=np.int64)  # one compiled signature of the loops
         if slots.size and (slots.min() < 0 or slots.max() >= self.batch_size):
             raise ValueError(f"slots must be in 0..{self.batch_size - 1}")
         # Increasing slots (what np.flatnonzero gives) cannot repeat; otherwise count them.
