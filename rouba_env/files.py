@@ -6,6 +6,11 @@ flushed to disk, gets ordinary permissions (0644 under the usual umask, not
 the 0600 of a temporary file) and then replaces the target in one rename. On
 any failure the temporary file is removed and the old target is untouched;
 the error is a `FileWriteError` naming the file and the cause.
+
+A symlink is followed: the file it points to is replaced, the link stays. A
+target that exists and is not a regular file (a device such as /dev/null, a
+FIFO, /dev/stdout) is written through, never replaced: such a write cannot be
+atomic, and replacing it would turn a device into a plain file.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -69,6 +75,10 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
     leaving any previous file at ``path`` as it was.
     """
     path = Path(path)
+    if _is_special(path):
+        return _write_through(path, data)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     temp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,6 +111,43 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
     return path
 
 
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` (after its symlinks) exists and is not a regular file or a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_through(path: Path, data: bytes | str | Callable[[Path], None]) -> Path:
+    """Write ``data`` into an existing device, FIFO or stream in place (the `write_atomically` of non-files)."""
+    temp = None
+    try:
+        if callable(data):
+            handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+            os.close(handle)
+            temp = Path(temp_name)
+            data(temp)
+            data = temp.read_bytes()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        with open(path, "wb", buffering=0) as stream:
+            view = memoryview(data)
+            while view:
+                written = stream.write(view)
+                view = view[written or len(view):]
+    except OSError as error:
+        raise FileWriteError(error.errno, f"cannot write {path}: {describe_os_error(error)}") from error
+    finally:
+        if temp is not None:
+            try:
+                temp.unlink()
+            except OSError:
+                pass
+    return path
+
+
 def check_writable(path: str | Path, folder: bool = False) -> Path:
     """Make sure ``path`` (a file, or with ``folder`` a folder to write files into) can be written, before any work.
 
@@ -114,6 +161,12 @@ def check_writable(path: str | Path, folder: bool = False) -> Path:
         raise FileWriteError(errno.ENOTDIR, f"cannot write into {path}: it is a file, not a folder")
     if not folder and path.is_dir():
         raise FileWriteError(errno.EISDIR, f"cannot write {path}: it is a folder")
+    if not folder and _is_special(path):
+        if not os.access(path, os.W_OK):
+            raise FileWriteError(errno.EACCES, f"cannot write {path}: permission denied")
+        return path
+    if not folder and path.is_symlink():
+        path = Path(os.path.realpath(path))
     existing = path if folder and path.is_dir() else path.parent
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent

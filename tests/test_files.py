@@ -60,3 +60,59 @@ def test_stale_temporaries_are_removed(tmp_path):
     removed = remove_stale_temporaries(tmp_path)
     assert [p.name for p in removed] == [".checkpoint.pt.abc123.tmp"]
     assert [p.name for p in tmp_path.iterdir()] == ["keep.tmp.txt"]
+
+
+def test_a_symlink_is_followed_and_stays_a_link(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    write_atomically(link, b"new")
+    assert link.is_symlink(), "the link itself is not replaced by a file"
+    assert real.read_bytes() == b"new"
+
+
+def test_a_fifo_is_written_through_not_replaced(tmp_path):
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write_atomically(fifo, lambda path: path.write_bytes(b"through a writer"))
+    reader.join(timeout=10)
+    assert received == [b"through a writer"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO is still a FIFO"
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
+def _made_device(folder, name, minor):
+    """A character device made in ``folder`` (root only): the tests never risk the machine's own /dev."""
+    path = folder / name
+    os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    return path
+
+
+NULL_MINOR, FULL_MINOR = 3, 7
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making device nodes needs root")
+
+
+@needs_root
+def test_devices_are_written_through_and_a_full_device_is_a_clear_error(tmp_path):
+    null = _made_device(tmp_path, "null", NULL_MINOR)
+    write_atomically(null, b"discarded")
+    assert stat.S_ISCHR(os.stat(null).st_mode), "the null device stays a device"
+    full = _made_device(tmp_path, "full", FULL_MINOR)
+    with pytest.raises(FileWriteError, match=r"cannot write .*full: the disk is full"):
+        write_atomically(full, b"x" * 10)
+    assert stat.S_ISCHR(os.stat(full).st_mode)
+
+
+@needs_root
+def test_a_command_writes_its_json_through_a_device(tmp_path):
+    from rouba_env.cli.evaluate import main
+
+    null = _made_device(tmp_path, "null", NULL_MINOR)
+    assert main(["--players", "random", "greedy", "--games", "4", "--json", str(null)]) in (0, None)
+    assert stat.S_ISCHR(os.stat(null).st_mode), "the device is still a character device"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Issue 36's training rows, run one after another on one core. Safe to start again after a stop:
+# a run folder that holds a checkpoint is carried on with --resume (a finished run ends at once).
+# Usage: scripts/runs/issue36_queue.sh [ROW ...]   (no argument: every row below, in order)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=scripts/results/runs
+SELF_PLAY="--scripted-weight 0 --past-self-weight 0 --self-play-weight 1"
+declare -A ROWS=(
+  # mini, 1M steps: four times as many (smaller) updates as row (12)'s mini run
+  [mini_ent01_env256]="--rules mini --total-steps 1000000 --eval-interval 20 $SELF_PLAY --ent-coef 0.01 --num-envs 256"
+  # mini: the entropy bonus annealed to 0 (uniform magnet, linear schedule), small updates
+  [mini_annealed_env256]="--rules mini --total-steps 1000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.02 --magnet-schedule linear --num-envs 256"
+  # small, row (12) without every seat: which of the two changes did it
+  [small_ent05_one_seat]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0.05 --every-seat off"
+  # small, row (12) with the old entropy weight
+  [small_every_seat_ent01]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0.01"
+  # small, moving magnet (the moving average of the weights) with the mirror step
+  [small_magnet_ema]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
+)
+ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_seat_ent01 small_magnet_ema)
+[ $# -gt 0 ] && ORDER=("$@")
+for row in "${ORDER[@]}"; do
+  flags=${ROWS[$row]:?unknown row $row}
+  dir=$RUNS/$row
+  if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
+  echo "=== $row $(date -u +%FT%TZ)"
+  # shellcheck disable=SC2086
+  rouba-train $resume --run-dir "$dir" $flags --torch-threads 1 --no-progress || echo "=== $row failed: $?"
+done
