@@ -117,10 +117,16 @@ class VectorTable:
     # ------------------------------------------------------------ seating and dealing
 
     def add_player(self, player: "Policy") -> int:
-        """Make ``player`` seatable; its id (the same id again for a player already added)."""
+        """Make ``player`` seatable; its id (the same id again for a player already added).
+
+        The id of a player let go by `release_unseated` may be given to a new one.
+        """
+        free = None
         for index, known in enumerate(self.players):
             if known is player:
                 return index
+            if known is None and free is None:
+                free = index
         if isinstance(player, str):
             raise ValueError(f"the batched table seats Policy objects, not spec strings: "
                              f"make_policy({player!r}, rules) makes one")
@@ -130,8 +136,27 @@ class VectorTable:
         if size != self.game.obs_size:
             raise ValueError(f"player {player.name!r} reads observations of {size} entries, but this table's "
                              f"have {self.game.obs_size} (other seats or padding)")
+        if free is not None:
+            self.players[free] = player
+            return free
         self.players.append(player)
         return len(self.players) - 1
+
+    def release_unseated(self, keep: "Sequence[int]" = ()) -> int:
+        """Let go of every player seated in no slot, except the ids in ``keep``; how many were let go.
+
+        A caller that seats new player objects game after game (an opponent sampler) calls this after
+        seating, so that the table holds only the players in play.
+        """
+        held = np.zeros(len(self.players), dtype=bool)
+        held[self.seats[self.seats >= 0]] = True
+        held[np.asarray(list(keep), dtype=np.int64)] = True
+        released = 0
+        for index in np.flatnonzero(~held).tolist():
+            if self.players[index] is not None:
+                self.players[index] = None
+                released += 1
+        return released
 
     def seat(self, slots, seats) -> None:
         """Put player ids (or `OPEN_SEAT`) at every seat of ``slots``: ``seats`` is int[len(slots), num_players]."""
@@ -140,8 +165,10 @@ class VectorTable:
         if seats.shape != (len(slots), self.num_players) or (seats.size and seats.dtype.kind not in "iu"):
             raise ValueError(f"seats must be integer player ids of shape ({len(slots)}, {self.num_players}), "
                              f"got shape {seats.shape}")
-        if seats.size and (seats.min() < OPEN_SEAT or seats.max() >= len(self.players)):
-            raise ValueError(f"player ids must be in 0..{len(self.players) - 1} or {OPEN_SEAT} (open)")
+        if seats.size and (seats.min() < OPEN_SEAT or seats.max() >= len(self.players)
+                           or any(self.players[i] is None for i in np.unique(seats[seats >= 0]).tolist())):
+            known = [i for i, player in enumerate(self.players) if player is not None]
+            raise ValueError(f"player ids must be the ids of added players ({known}) or {OPEN_SEAT} (open)")
         self.seats[slots] = seats
 
     def start(self, slots, deal_seeds) -> None:

@@ -178,6 +178,8 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         offsets = (self.learner[slots, None] + np.arange(1, n)) % n
         np.put_along_axis(seats, offsets, lineups, axis=1)
         self.table.seat(slots, seats)
+        if sampler is not None:  # hold only the players in play, however many episodes the sampler draws
+            self.table.release_unseated(keep=list(self._spec_ids.values()))
         self.table.start(slots, deals)
 
     def reset(self, *, seed: "int | Sequence[int | None] | None" = None,

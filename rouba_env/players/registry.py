@@ -13,7 +13,7 @@ from rouba_env.players.base import Policy, RandomPolicy
 from rouba_env.players.expert import ExpertPolicy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.players.search import SearchPolicy
-from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.config import RulesConfig, make_rules
 
 PolicyFactory = Callable[..., Policy]
 """``factory(rules, max_players, **options) -> Policy``; options come from the spec as strings."""
@@ -133,12 +133,17 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
     return name, argument, options
 
 
-def make_policy(spec: "str | Policy", rules: RulesConfig, max_players: int | None = None,
+def make_policy(spec: "str | Policy", rules: "RulesConfig | str", max_players: int | None = None,
                 extra: Mapping[str, PolicyFactory] | None = None) -> Policy:
     """A policy from a spec (``random``, ``expert:samples=64``, ``checkpoint:2p``) or a ready policy.
 
-    ``extra`` adds (or overrides) player names for this call only.
+    ``rules``: a `RulesConfig` or a preset name. ``extra`` adds (or overrides) player names for this
+    call only.
     """
+    if isinstance(rules, str):
+        rules = make_rules(rules)
+    elif not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig or a preset name, got {type(rules).__name__}")
     if not isinstance(spec, str):
         if isinstance(spec, Policy):
             return spec

@@ -261,3 +261,34 @@ def test_the_batched_info_has_the_keys_and_masks_of_gymnasiums_sync_env():
     assert sorted(fast) == sorted(slow) == ["_action_mask", "_seat", "action_mask", "seat"]
     for key in fast:
         np.testing.assert_array_equal(fast[key], slow[key])
+
+
+def test_a_sampler_of_new_player_objects_holds_only_the_players_in_play():
+    """A sampler that makes new players every episode: the table lets go of those no game seats."""
+    from rouba_env.players.registry import make_policy
+
+    num_envs = 16
+    vector = RoubaVectorEnv(num_envs=num_envs, rules="mini",
+                            opponents=lambda rng: [make_policy("random", "mini")])
+    obs, info = vector.reset(seed=3)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(400):
+        obs, rewards, terminated, truncated, info = vector.step(masked_actions(info["action_mask"], rng))
+        episodes += int(terminated.sum())
+    held = [player for player in vector.table.players if player is not None]
+    assert episodes > 4 * num_envs, "enough episodes that an unbounded list would show"
+    assert len(held) <= num_envs and len(vector.table.players) <= 2 * num_envs
+    seated = {int(i) for i in vector.table.seats[vector.table.seats >= 0]}
+    assert seated == {i for i, player in enumerate(vector.table.players) if player is not None}
+
+
+def test_a_released_player_id_cannot_be_seated():
+    from rouba_env.players.registry import make_policy
+    from rouba_env.vector_table import VectorTable
+
+    table = VectorTable(rouba_env.make_rules("mini"), 2, players=[make_policy("random", "mini")])
+    assert table.release_unseated() == 1
+    with pytest.raises(ValueError, match=r"player ids must be the ids of added players \(\[\]\)"):
+        table.seat([0, 1], [[0, -1], [0, -1]])
+    assert table.add_player(make_policy("greedy", "mini")) == 0, "a released id is reused"
