@@ -169,40 +169,72 @@ AgentObservation = dict[str, np.ndarray]
 """One agent's observation: ``{"observation": float32[D], "action_mask": int8[A]}``."""
 
 
-class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcement, with `last` asked of the environment in one call.
+ORDER_CHECKED_FIELDS = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection",
+                                  "num_agents", "agents"})
+"""Attributes that `OrderEnforcing` refuses to read before the first reset, as PettingZoo's wrapper does."""
 
-    The stock wrapper answers `last` through eight forwarded attribute reads,
-    which cost more than a whole game step here; the checks are the same.
+
+class OrderEnforcing(wrappers.BaseWrapper):
+    """PettingZoo's order enforcement, on state of its own, with `last` asked of the environment in one call.
+
+    The same checks as PettingZoo's ``OrderEnforcingWrapper`` (nothing may be read, observed, rendered
+    or stepped before ``reset``; ``agent_iter`` needs a ``step`` or ``reset`` between agents), kept in
+    this class's own two flags rather than that wrapper's private ones. The stock wrapper answers
+    `last` through eight forwarded attribute reads, which cost more than a whole game step here.
     """
 
+    def __init__(self, env: AECEnv):
+        if not isinstance(env, AECEnv):
+            raise TypeError(f"OrderEnforcing wraps an AEC environment, got {type(env).__name__}")
+        self.dealt = False
+        """reset() has been called."""
+        self.moved = False
+        """step() or reset() has been called since `agent_iter` last gave an agent."""
+        super().__init__(env)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ORDER_CHECKED_FIELDS and not self.__dict__.get("dealt", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return super().__getattr__(name)
+
+    def _require_reset(self, call: str) -> None:
+        if not self.dealt:
+            raise RuntimeError(f"call reset() before {call}()")
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.dealt = self.moved = True
+        self.env.reset(seed=seed, options=options)
+
     def agent_iter(self, max_iter: int = 2**63):
-        if not self._has_reset:
-            raise RuntimeError("call reset() before agent_iter()")
+        self._require_reset("agent_iter")
         return AgentIterator(self, max_iter)
 
     def last(self, observe: bool = True) -> tuple[AgentObservation | None, float, bool, bool, dict[str, Any]]:
         """(observation, reward, terminated, truncated, info) of the agent to act, as PettingZoo's ``last``."""
-        if not self._has_reset:
+        if not self.dealt:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
     def observe(self, agent):
-        if not self._has_reset:
-            raise RuntimeError("call reset() before observe()")
+        self._require_reset("observe")
         return self.env.observe(agent)
 
+    def state(self):
+        self._require_reset("state")
+        return self.env.state()
+
     def render(self):
-        if not self._has_reset:
-            raise RuntimeError("call reset() before render()")
+        self._require_reset("render")
         return self.env.render()
 
     def step(self, action) -> None:
-        if self._has_reset:  # a step after the game is over raises here as in the raw environment
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)  # the stock wrapper's error before reset
+        """Play ``action`` for the agent to act (a step after the game is over raises, as in the raw env)."""
+        self._require_reset("step")
+        self.moved = True
+        self.env.step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 class AgentIterator:
@@ -219,9 +251,9 @@ class AgentIterator:
         if not raw.agents or self.left <= 0:
             raise StopIteration
         self.left -= 1
-        if not self.wrapper._has_updated:
+        if not self.wrapper.moved:
             raise RuntimeError("need to call step() or reset() in a loop over `agent_iter`")
-        self.wrapper._has_updated = False
+        self.wrapper.moved = False
         return raw.agent_selection
 
 

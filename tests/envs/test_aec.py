@@ -171,3 +171,34 @@ def test_the_versioned_module_is_the_aec_environment():
 
     assert rouba_monte_v0.env is aec.env and rouba_monte_v0.raw_env is aec.raw_env
     api_test(rouba_monte_v0.env(num_players=3), num_cycles=50)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda env: env.step(0), r"call reset\(\) before step\(\)"),
+    (lambda env: env.observe("player_0"), r"call reset\(\) before observe\(\)"),
+    (lambda env: env.render(), r"call reset\(\) before render\(\)"),
+    (lambda env: env.agent_iter(), r"call reset\(\) before agent_iter\(\)"),
+])
+def test_calls_before_reset_are_refused(call, error):
+    with pytest.raises(RuntimeError, match=error):
+        call(rouba_env.env())
+
+
+@pytest.mark.parametrize("field", ["agents", "agent_selection", "rewards", "infos", "num_agents"])
+def test_fields_cannot_be_read_before_reset(field):
+    env = rouba_env.env()
+    with pytest.raises(AttributeError, match=f"{field} cannot be accessed before reset"):
+        getattr(env, field)
+    env.reset(seed=0)
+    getattr(env, field)
+
+
+def test_agent_iter_needs_a_step_between_agents_and_keeps_its_own_state():
+    env = rouba_env.env()
+    env.reset(seed=0)
+    agents = env.agent_iter()
+    next(agents)
+    with pytest.raises(RuntimeError, match="need to call step"):
+        next(agents)
+    assert {"dealt", "moved"} <= set(vars(env)), "the order checks live on the wrapper's own flags"
+    assert not {"_has_reset", "_has_updated"} & set(vars(env)), "no state of PettingZoo's private wrapper"
