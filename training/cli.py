@@ -10,14 +10,179 @@ Needs the ``train`` extra (`rouba_env.extras.install_hint`: torch,
 tensorboard, matplotlib, tqdm). Errors are one ``error:`` line and exit status 2;
 a run stopped by Ctrl-C or SIGTERM writes a checkpoint, prints how to resume
 and exits with 130 or 143.
+
+The command line: flags from `TrainConfig` (tyro), settings files (TOML), a resumed run's settings.
+
+Where a setting comes from, lowest first: the defaults, the saved settings of the run being resumed
+(``--resume``), a TOML file (``--config run.toml``, unknown keys are an error), the flags. Every value is
+checked once, when the `TrainConfig` is made.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import tomllib
+import typing
+from dataclasses import dataclass
+from pathlib import Path
 
 from rouba_env.cli.common import fail, run_main
+from rouba_training.config import (
+    COMMAND_LINE_ONLY,
+    HELP,
+    NOT_RESUMED,
+    PLAYER_SPEC_FIELDS,
+    TrainConfig,
+    checked_value,
+    setting,
+)
 
+
+MAX_CONFIG_BYTES = 64 * 1024
+"""A TOML config larger than this is refused (a run's settings are a few hundred bytes)."""
+SHIPPED_CONFIGS = Path(__file__).resolve().parent / "configs"
+"""The shipped policies' run settings (``rank_2p.toml``, ...), installed with the trainer."""
+
+
+def shipped_configs() -> list[str]:
+    """Names ``--config`` accepts without a path: the shipped TOML files, without ``.toml``."""
+    return sorted(path.stem for path in SHIPPED_CONFIGS.glob("*.toml"))
+
+
+def config_path(value: str | Path) -> Path:
+    """A ``--config`` value as a file: a path, or the name of a shipped config (``rank_2p``)."""
+    path = Path(value)
+    if not path.exists() and str(value) in shipped_configs():
+        return SHIPPED_CONFIGS / f"{value}.toml"
+    return path
+
+
+def load_toml(path: Path) -> dict:
+    """Fields from a TOML file (a path or a shipped config's name); unknown keys or wrong types are errors."""
+    path = config_path(path)
+    try:
+        with open(path, "rb") as stream:  # at most the limit, whatever the file (a device never ends)
+            raw = stream.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ValueError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes: not a run's settings")
+        data = tomllib.loads(raw.decode("utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"config file {path} does not exist (shipped configs: {', '.join(shipped_configs())})") from None
+    except (IsADirectoryError, PermissionError) as error:
+        raise ValueError(f"config file {path} cannot be read: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"config file {path} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"config file {path} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise ValueError(f"config file {path} is nested too deeply to be a config") from None
+    known = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ValueError(f"unknown key(s) {unknown} in {path}; known keys: {sorted(known)}")
+    outside = sorted(set(data) & set(COMMAND_LINE_ONLY))
+    if outside:
+        raise ValueError(f"{outside} in {path}: settings that reach outside this machine are taken from the "
+                         f"command line only (--ray-address ADDR, --ray)")
+    for key, value in data.items():
+        try:
+            data[key] = checked_value(key, value)
+        except ValueError as error:
+            raise ValueError(f"{error} (in {path})") from None
+    return data
+
+
+COMMAND_FLAGS = {
+    "config": ("", "TOML file setting any of the fields below, or a shipped config's name ({shipped}: the "
+                   "shipped policies' settings)"),
+    "resume": (False, "Carry on from the last checkpoint in --run-dir, with its saved settings."),
+    "overwrite": (False, "Start afresh in a --run-dir that holds an earlier run, deleting that run's files."),
+}
+"""The command's own flags, beside every `TrainConfig` field: (default, help)."""
+DESCRIPTION = ("Train a rouba-monte policy by PPO self-play on the batched engine. Settings come from the defaults, "
+               "then the resumed run's saved settings (--resume), then --config, then the flags.")
+
+
+@dataclass
+class TrainRequest:
+    """What the command line asked for, before it is combined with a resumed run's settings."""
+
+    argv: list[str]
+    """The arguments, parsed against the combined defaults by `build_config`."""
+    file_values: dict
+    """Fields from the ``--config`` TOML file."""
+    resume: bool
+    overwrite: bool
+    run_dir: str
+    """The run folder the flags (or else the file, or else the default) name."""
+
+
+def command_fields() -> type:
+    """The command line as tyro reads it: the command's flags, then every `TrainConfig` field with its help.
+
+    Parsed without `TrainConfig`'s checks, which run when the config is made (`build_config`), so that a
+    bad value is one error line naming the setting, as it is from Python or a file.
+    """
+    from rouba_env.players.registry import known_players
+
+    hints = typing.get_type_hints(TrainConfig)
+    flags = [(name, type(default), setting(default, text.format(shipped=", ".join(shipped_configs()))))
+             for name, (default, text) in COMMAND_FLAGS.items()]
+    specs = f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
+    fields = [(field.name, hints[field.name],
+               setting(field.default, field.metadata[HELP] + (specs if field.name in PLAYER_SPEC_FIELDS else "")))
+              for field in dataclasses.fields(TrainConfig)]
+    return dataclasses.make_dataclass("TrainCommand", flags + fields)
+
+
+def parse_command(argv: list[str], defaults: dict) -> dict:
+    """Every setting and flag from ``argv`` (tyro), each unset one at ``defaults`` or its field's default."""
+    import tyro
+
+    command = command_fields()
+    return dataclasses.asdict(tyro.cli(command, args=argv, default=command(**defaults), prog="rouba-train",
+                                       description=DESCRIPTION))
+
+
+def parse_request(argv: list[str] | None = None) -> TrainRequest:
+    """The command line as a `TrainRequest`: ``--help`` prints every setting and exits; tyro reports bad
+    flags, ValueError a bad TOML file."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    values = parse_command(argv, {})  # the flags alone: the file and the run folder they name
+    if values["resume"] and values["overwrite"]:
+        raise ValueError("--resume and --overwrite exclude each other: resume the run, or start it again")
+    file_values = load_toml(values["config"]) if values["config"] else {}
+    run_dir = parse_command(argv, file_values)["run_dir"] if file_values else values["run_dir"]  # flags win
+    return TrainRequest(argv, file_values, values["resume"], values["overwrite"], run_dir)
+
+
+def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[TrainConfig, list[tuple[str, object, object]]]:
+    """(config, changes): defaults < ``saved`` (a resumed run's settings) < TOML < flags.
+
+    ``changes`` lists (field, saved value, new value) for every saved setting that
+    the file or the flags change, so that a resume can say what differs.
+    """
+    known = {field.name for field in dataclasses.fields(TrainConfig)}
+    values = {key: value for key, value in (saved or {}).items()
+              if key in known and key not in COMMAND_LINE_ONLY + NOT_RESUMED}
+    base = {key: checked_value(key, value) for key, value in values.items()}
+    values = {**base, **request.file_values}
+    if saved is not None:
+        values["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
+    parsed = parse_command(request.argv, values)
+    config = TrainConfig(**{key: value for key, value in parsed.items() if key in known})
+    changes = []
+    if saved is not None:
+        final, before = config.to_dict(), TrainConfig(**{**base, "run_dir": request.run_dir}).to_dict()
+        changes = [(key, before[key], final[key]) for key in sorted(base) if before[key] != final[key]]
+    return config, changes
+
+
+def config_from_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
+    """(config, resume) from command-line arguments alone (no saved settings; see `build_config`)."""
+    request = parse_request(argv)
+    return build_config(request)[0], request.resume
 
 TORCH_CPU_INSTALL = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 """How to install PyTorch without its CUDA libraries (PyTorch's own CPU wheel index)."""
@@ -28,8 +193,6 @@ def format_value(value) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rouba_training.command_line import build_config, parse_request  # no torch: --help reads without it
-
     if {"-h", "--help"} & set(sys.argv[1:] if argv is None else argv):
         parse_request(argv)  # prints the settings and exits
     try:

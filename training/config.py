@@ -1,7 +1,7 @@
 """Training configuration: one dataclass and its limits, checked when it is made, whatever the values' source.
 
 Every field carries its help text (`setting`), which ``rouba-train --help`` shows; the command line and
-settings files are read by `rouba_training.command_line`.
+settings files are read by `rouba_training.cli`.
 """
 
 from __future__ import annotations

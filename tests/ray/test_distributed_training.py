@@ -15,7 +15,7 @@ from rouba_env.encoding.observation import ObservationEncoder
 from rouba_training.network import ActorCritic
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
-from rouba_training.command_line import config_from_args
+from rouba_training.cli import config_from_args
 from rouba_training.config import TrainConfig
 from rouba_training.distributed import ACTOR_NAME, RayCollector, RolloutWorker, network_state, split_slots
 from rouba_training.opponents import OpponentPool

@@ -105,7 +105,7 @@ def test_rouba_train_help_shows_every_setting_with_its_help_and_default(capsys):
     import dataclasses
 
     from rouba_training.cli import main
-    from rouba_training.command_line import COMMAND_FLAGS
+    from rouba_training.cli import COMMAND_FLAGS
     from rouba_training.config import TrainConfig, field_docs
 
     with pytest.raises(SystemExit) as stop:

@@ -7,7 +7,7 @@ import torch
 
 from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH
 from rouba_training.cli import main as train_main
-from rouba_training.command_line import load_toml
+from rouba_training.cli import load_toml
 from rouba_training.config import LIMITS, TrainConfig
 from tests.training.test_train import TINY_FLAGS
 

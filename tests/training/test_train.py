@@ -20,7 +20,7 @@ from rouba_env import preset
 from rouba_env.table import Table
 from rouba_training.cli import main as train_main
 from rouba_env.players.registry import make_policy
-from rouba_training.command_line import config_from_args, load_toml
+from rouba_training.cli import config_from_args, load_toml
 from rouba_training.config import TrainConfig
 from rouba_training.run_folder import RunFolderError, policy_update
 from rouba_training.train import train
@@ -255,7 +255,7 @@ def test_config_errors_and_toml(tmp_path):
 
 
 def test_a_resumed_run_takes_its_device_from_the_command_line_only():
-    from rouba_training.command_line import build_config, parse_request
+    from rouba_training.cli import build_config, parse_request
 
     saved = TrainConfig(device="cpu").to_dict() | {"device": "cuda"}
     config, _ = build_config(parse_request(["--resume"]), saved)
@@ -418,7 +418,7 @@ def test_a_command_that_fails_on_its_arguments_leaves_no_run_folder(tmp_path, ca
 
 
 def test_a_shipped_config_is_named_without_a_path(tmp_path, monkeypatch):
-    from rouba_training.command_line import shipped_configs
+    from rouba_training.cli import shipped_configs
 
     monkeypatch.chdir(tmp_path)  # away from the repository: the name alone must do
     assert {"rank_2p", "rank_mixed"} <= set(shipped_configs())
