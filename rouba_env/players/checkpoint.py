@@ -189,6 +189,40 @@ def read_metadata(folder: Path) -> dict:
     return metadata
 
 
+# ------------------------------------------------------------ tensor names
+# The one table of checkpoint tensor names: torch's ``state_dict`` names of the trainer's networks, which
+# the writers check against (`write_checkpoint`) and every reader looks up through these functions.
+
+POLICY_HEAD, VALUE_HEAD = "policy_head", "value_head"
+"""The MLP's heads (and the rank network's value head)."""
+MLP_TRUNK = "trunk"
+"""The MLP's hidden layers: a torch ``Sequential`` of Linear, ReLU, Linear, ReLU, ..."""
+RANK_CONTEXT, RANK_TOKEN, RANK_TOKEN_CONTEXT = "context", "token", "token_context"
+RANK_MIX, RANK_MIX_POOL, RANK_MIX_CONTEXT = "mix", "mix_pool", "mix_context"
+RANK_NATURAL_HEAD, RANK_JOKER_HEAD, RANK_JOKER_CONTEXT = "natural_head", "joker_head", "joker_context"
+"""The rank network's layers (`rouba_env.players.network.RankNetwork`)."""
+
+
+def weight_of(layer: str) -> str:
+    """The name of a layer's weight tensor (``[out, in]``, torch's layout)."""
+    return f"{layer}.weight"
+
+
+def bias_of(layer: str) -> str:
+    """The name of a layer's bias tensor."""
+    return f"{layer}.bias"
+
+
+def mlp_hidden_layer(index: int) -> str:
+    """The MLP's ``index``-th hidden Linear layer (every other entry of its trunk: a ReLU sits between)."""
+    return f"{MLP_TRUNK}.{2 * index}"
+
+
+def critic_layer(index: int) -> str:
+    """The privileged critic's ``index``-th Linear layer (a ``Sequential`` of Linear and ReLU, saved alone)."""
+    return f"{2 * index}"
+
+
 def expected_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     """Tensor name -> shape of the actor-critic network the metadata describes (torch's ``state_dict`` names)."""
     if metadata.get("architecture", "mlp") == "rank":
@@ -196,14 +230,13 @@ def expected_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
     width = metadata["obs_size"]
     for layer, size in enumerate(metadata["hidden_sizes"]):
-        index = 2 * layer  # trunk = Linear, ReLU, Linear, ReLU, ...
-        shapes[f"trunk.{index}.weight"] = (size, width)
-        shapes[f"trunk.{index}.bias"] = (size,)
+        shapes[weight_of(mlp_hidden_layer(layer))] = (size, width)
+        shapes[bias_of(mlp_hidden_layer(layer))] = (size,)
         width = size
-    shapes["policy_head.weight"] = (metadata["num_actions"], width)
-    shapes["policy_head.bias"] = (metadata["num_actions"],)
-    shapes["value_head.weight"] = (1, width)
-    shapes["value_head.bias"] = (1,)
+    shapes[weight_of(POLICY_HEAD)] = (metadata["num_actions"], width)
+    shapes[bias_of(POLICY_HEAD)] = (metadata["num_actions"],)
+    shapes[weight_of(VALUE_HEAD)] = (1, width)
+    shapes[bias_of(VALUE_HEAD)] = (1,)
     return shapes
 
 
@@ -214,14 +247,16 @@ def rank_network_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     features = len(rank_feature_names(metadata["max_players"], version))
     targets = metadata["num_actions"] // NUM_KINDS
     return {
-        "context.weight": (context, len(rank_context_index(metadata["max_players"], version))),
-        "context.bias": (context,),
-        "token.weight": (token, features), "token_context.weight": (token, context), "token.bias": (token,),
-        "mix.weight": (token, token), "mix_pool.weight": (token, token), "mix_context.weight": (token, context),
-        "mix.bias": (token,),
-        "natural_head.weight": (targets, token), "natural_head.bias": (targets,),
-        "joker_head.weight": (targets, token), "joker_context.weight": (targets, token), "joker_head.bias": (targets,),
-        "value_head.weight": (1, token + context), "value_head.bias": (1,),
+        weight_of(RANK_CONTEXT): (context, len(rank_context_index(metadata["max_players"], version))),
+        bias_of(RANK_CONTEXT): (context,),
+        weight_of(RANK_TOKEN): (token, features), weight_of(RANK_TOKEN_CONTEXT): (token, context),
+        bias_of(RANK_TOKEN): (token,),
+        weight_of(RANK_MIX): (token, token), weight_of(RANK_MIX_POOL): (token, token),
+        weight_of(RANK_MIX_CONTEXT): (token, context), bias_of(RANK_MIX): (token,),
+        weight_of(RANK_NATURAL_HEAD): (targets, token), bias_of(RANK_NATURAL_HEAD): (targets,),
+        weight_of(RANK_JOKER_HEAD): (targets, token), weight_of(RANK_JOKER_CONTEXT): (targets, token),
+        bias_of(RANK_JOKER_HEAD): (targets,),
+        weight_of(VALUE_HEAD): (1, token + context), bias_of(VALUE_HEAD): (1,),
     }
 
 
@@ -273,7 +308,7 @@ def privileged_value_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
     width = metadata["obs_size"] + hidden_size
     for layer, size in enumerate([*widths, 1]):
-        shapes[f"{2 * layer}.weight"], shapes[f"{2 * layer}.bias"] = (size, width), (size,)
+        shapes[weight_of(critic_layer(layer))], shapes[bias_of(critic_layer(layer))] = (size, width), (size,)
         width = size
     return shapes
 
@@ -283,12 +318,16 @@ HAND_HEAD_FILE = "hand_head.safetensors"
 every seat's hand and the deck), which a search can draw its determinizations by."""
 
 
+HAND_HEAD_WEIGHT, HAND_HEAD_BIAS = "weight", "bias"
+"""The hand head's two tensors (a single Linear layer, saved alone)."""
+
+
 def hand_head_shapes(metadata: dict) -> dict[str, tuple[int, ...]]:
     """Tensor name -> shape of the hand head of a rank network's metadata (one output per seat and the deck)."""
     if metadata.get("architecture", "mlp") != "rank":
         raise CheckpointError("a hand head ships with rank networks only (architecture rank)")
     outputs = metadata["max_players"] + 1
-    return {"weight": (outputs, metadata["hidden_sizes"][1]), "bias": (outputs,)}
+    return {HAND_HEAD_WEIGHT: (outputs, metadata["hidden_sizes"][1]), HAND_HEAD_BIAS: (outputs,)}
 
 
 def read_hand_head(folder: str | Path, metadata: dict) -> dict[str, np.ndarray] | None:

@@ -35,8 +35,25 @@ from rouba_env.players.dense import dense, dense_rows, padded_layer
 from rouba_env.players.base import BasePolicy
 from rouba_env.players.checkpoint import (
     ALIAS_TABLE_SIZES,
+    HAND_HEAD_BIAS,
+    HAND_HEAD_WEIGHT,
+    POLICY_HEAD,
+    RANK_CONTEXT,
+    RANK_JOKER_CONTEXT,
+    RANK_JOKER_HEAD,
+    RANK_MIX,
+    RANK_MIX_CONTEXT,
+    RANK_MIX_POOL,
+    RANK_NATURAL_HEAD,
+    RANK_TOKEN,
+    RANK_TOKEN_CONTEXT,
+    VALUE_HEAD,
     CheckpointTableMismatch,
+    bias_of,
+    critic_layer,
     load_checkpoint,
+    mlp_hidden_layer,
+    weight_of,
     read_hand_head,
     read_privileged_value,
     resolve_checkpoint,
@@ -59,14 +76,18 @@ DEFAULT_VALUE_REWARD = TRAINING_REWARD
 """The training reward of a checkpoint whose metadata names none (the trainer's default)."""
 
 
+def _layer(tensors: dict[str, np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A Linear layer's (weight ``[in, out]``, bias) from checkpoint tensors, by the checkpoint's names."""
+    return tensors[weight_of(name)].T.copy(), tensors[bias_of(name)]
+
+
 class MLP:
     """The actor-critic network's forward pass from its tensors (torch ``state_dict`` names and layout)."""
 
     def __init__(self, tensors: dict[str, np.ndarray], hidden_layers: int):
-        self.trunk = [(tensors[f"trunk.{2 * i}.weight"].T.copy(), tensors[f"trunk.{2 * i}.bias"])
-                      for i in range(hidden_layers)]
-        self.policy = (tensors["policy_head.weight"].T.copy(), tensors["policy_head.bias"])
-        self.value = (tensors["value_head.weight"].T.copy(), tensors["value_head.bias"])
+        self.trunk = [_layer(tensors, mlp_hidden_layer(i)) for i in range(hidden_layers)]
+        self.policy = _layer(tensors, POLICY_HEAD)
+        self.value = _layer(tensors, VALUE_HEAD)
         self.obs_size = self.trunk[0][0].shape[0]
         self.num_actions = self.policy[0].shape[1]
 
@@ -89,7 +110,7 @@ class PrivilegedValue:
 
     def __init__(self, tensors: dict[str, np.ndarray]):
         layers = len(tensors) // 2
-        self.layers = [(tensors[f"{2 * i}.weight"].T.copy(), tensors[f"{2 * i}.bias"]) for i in range(layers)]
+        self.layers = [_layer(tensors, critic_layer(i)) for i in range(layers)]
         self.input_size = self.layers[0][0].shape[0]
 
     def forward(self, obs: np.ndarray, hidden: np.ndarray) -> np.ndarray:
@@ -242,15 +263,18 @@ class RankNetwork:
 
     def __init__(self, tensors: dict[str, np.ndarray], max_players: int, version: int = OBSERVATION_VERSION):
         def linear(name: str) -> np.ndarray:
-            return tensors[f"{name}.weight"].T.copy()
+            return tensors[weight_of(name)].T.copy()
 
-        heads, _ = padded_layer(np.concatenate([linear("natural_head"), linear("joker_head")], axis=1),
-                                np.zeros(2 * len(tensors["natural_head.bias"]), np.float32))
+        def bias(name: str) -> np.ndarray:
+            return tensors[bias_of(name)]
+
+        heads, _ = padded_layer(np.concatenate([linear(RANK_NATURAL_HEAD), linear(RANK_JOKER_HEAD)], axis=1),
+                                np.zeros(2 * len(bias(RANK_NATURAL_HEAD)), np.float32))
         self.weights = RankWeights(
-            linear("context"), tensors["context.bias"], linear("token"), linear("token_context"),
-            tensors["token.bias"], linear("mix"), linear("mix_pool"), linear("mix_context"), tensors["mix.bias"],
-            heads, tensors["natural_head.bias"], *padded_layer(linear("joker_context"), tensors["joker_head.bias"]),
-            *padded_layer(linear("value_head"), tensors["value_head.bias"]))
+            linear(RANK_CONTEXT), bias(RANK_CONTEXT), linear(RANK_TOKEN), linear(RANK_TOKEN_CONTEXT),
+            bias(RANK_TOKEN), linear(RANK_MIX), linear(RANK_MIX_POOL), linear(RANK_MIX_CONTEXT), bias(RANK_MIX),
+            heads, bias(RANK_NATURAL_HEAD), *padded_layer(linear(RANK_JOKER_CONTEXT), bias(RANK_JOKER_HEAD)),
+            *padded_layer(linear(VALUE_HEAD), bias(VALUE_HEAD)))
         first, second = rank_feature_index(max_players, version)
         self.context_index = rank_context_index(max_players, version)
         self.obs_size = int(max(first.max(), second.max(), self.context_index.max())) + 1
@@ -474,7 +498,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | None = None, max_
         policy.privileged_value = PrivilegedValue(critic)
     hands = read_hand_head(folder, metadata)
     if hands is not None:
-        policy.hand_head = (hands["weight"].T.copy(), hands["bias"])
+        policy.hand_head = (hands[HAND_HEAD_WEIGHT].T.copy(), hands[HAND_HEAD_BIAS])
     return policy
 
 

@@ -16,7 +16,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from rouba_env.checks import check_flag
 from rouba_env.players.base import BasePolicy
-from rouba_env.players.checkpoint import write_checkpoint
+from rouba_env.players.checkpoint import mlp_hidden_layer, weight_of, write_checkpoint
 from rouba_env.players.network import DETERMINISTIC_DEFAULT
 from rouba_env.rllib.env import ACTION_MASK, DEFAULT_REWARD, OBSERVATIONS, RoubaMultiAgentEnv, seat_of
 from rouba_env.rllib.modules import DEFAULT_HIDDEN_SIZES, MaskedPPOTorchRLModule, scripted_module_spec
@@ -187,6 +187,6 @@ def export_checkpoint(module, folder: str | Path, env_config: dict | None = None
     env = RoubaMultiAgentEnv(env_config)
     state = {name: np.asarray(value.detach().cpu() if hasattr(value, "detach") else value, dtype=np.float32)
              for name, value in module.state_dict().items()}
-    hidden = [int(state[f"trunk.{2 * layer}.weight"].shape[0]) for layer in range(len(module.trunk) // 2)]
+    hidden = [int(state[weight_of(mlp_hidden_layer(layer))].shape[0]) for layer in range(len(module.trunk) // 2)]
     info = {"source": "rllib", "train_config": {"reward": env.table.reward_mode}, **(extra or {})}
     return write_checkpoint(folder, state, env.rules, env.encoder.max_players, tuple(hidden), extra=info)

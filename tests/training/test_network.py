@@ -118,3 +118,27 @@ def positions_for(rules, encoder):
 def test_a_rank_network_needs_two_widths():
     with pytest.raises(ValueError, match="context width, token width"):
         RankActorCritic(100, 130, (64, 32, 16), 2)
+
+
+@pytest.mark.parametrize("architecture, critic, hand_head", [("mlp", "shared", False), ("rank", "privileged", True)])
+def test_the_torch_networks_tensor_names_are_the_checkpoint_tables(tmp_path, architecture, critic, hand_head):
+    """What the trainer writes (torch's state_dict names) is what the checkpoint's one table of names says."""
+    from safetensors.numpy import load_file
+
+    from rouba_env.players.checkpoint import (HAND_HEAD_FILE, PRIVILEGED_VALUE_FILE, WEIGHTS_FILE,
+                                              expected_shapes, hand_head_shapes, privileged_value_shapes)
+
+    def written(path):
+        return {name: tuple(tensor.shape) for name, tensor in load_file(str(path)).items()}
+
+    rules = preset("standard")
+    encoder = ObservationEncoder(rules, 2)
+    network = make_network(architecture, encoder.size, ActionEncoding(rules, 2).size, (32, 16), 2,
+                           critic=critic, hidden_size=encoder.hidden_size, hand_head=hand_head)
+    folder = save_policy(tmp_path / "policy", network, rules, 2)
+    metadata = read_metadata(folder)
+    assert written(folder / WEIGHTS_FILE) == expected_shapes(metadata)
+    if hand_head:
+        assert written(folder / HAND_HEAD_FILE) == hand_head_shapes(metadata)
+    if critic == "privileged":
+        assert written(folder / PRIVILEGED_VALUE_FILE) == privileged_value_shapes(metadata)
