@@ -1,0 +1,47 @@
+"""The repository a contributor clones stays light: no big files, no per-game records, no finished runs' checkpoints."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_FILE_BYTES = 1024 * 1024
+BIG_FILES_ALLOWED: dict[str, str] = {}
+"""Tracked files allowed past MAX_FILE_BYTES outside checkpoints/, each with the reason it must be that big."""
+RUNS = "scripts/results/runs"
+TO_BE_RESUMED = {
+    "small_every_seat_ent05": "issue 36: the best small-deck recipe, to be carried on to 10M steps",
+    "small_every_seat_ent05_seed2": "issue 36: its second seed, likewise",
+    "small_every_seat_ent05_seed3": "issue 36: its third seed, likewise",
+    "mini_every_seat_ent0.05": "issue 36: stopped at 522k of 1M steps",
+}
+"""Run folders whose ``checkpoint.pt`` stays in git because the run is to be carried on with --resume."""
+
+
+def tracked_files() -> list[str]:
+    try:
+        listing = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    return [name for name in listing.stdout.decode().split("\0") if name and (ROOT / name).is_file()]
+
+
+def test_no_tracked_file_over_a_megabyte_outside_the_shipped_checkpoints():
+    big = {name: (ROOT / name).stat().st_size for name in tracked_files()
+           if not name.startswith("checkpoints/") and name not in BIG_FILES_ALLOWED}
+    assert {name: size for name, size in big.items() if size > MAX_FILE_BYTES} == {}
+
+
+def test_result_files_hold_no_per_game_records():
+    """Game records are re-created by the command a result names; the results keep the summaries."""
+    holding = [name for name in tracked_files()
+               if name.startswith("scripts/results/") and name.endswith(".json")
+               and "\"game_records\"" in (ROOT / name).read_text()]
+    assert holding == []
+
+
+def test_only_runs_to_be_resumed_keep_their_checkpoint():
+    kept = {Path(name).parent.name for name in tracked_files()
+            if name.startswith(RUNS + "/") and name.endswith("/checkpoint.pt")}
+    assert kept <= set(TO_BE_RESUMED), f"finished runs with a checkpoint in git: {sorted(kept - set(TO_BE_RESUMED))}"
