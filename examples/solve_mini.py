@@ -4,8 +4,8 @@
 """
 
 import rouba_env
-from rouba_env.evaluation.exploitability import CFRPlus, exploitability, head_to_head, policy_strategy
-from rouba_env.evaluation.game_tree import GameTree
+from rouba_env.solve.exploitability import CFRPlus, exploitability, head_to_head, policy_strategy
+from rouba_env.solve.game_tree import GameTree
 
 rules = rouba_env.preset("mini")
 tree = GameTree(rules, reward="outcome")  # +1 win, 0 tie, -1 loss: what win rates count

@@ -43,7 +43,7 @@ except ImportError as error:  # pragma: no cover (the extra's message)
 from rouba_env.checks import check_int, check_number, is_int, shown
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.encoding.determinization import HiddenCardSampler
+from rouba_env.beliefs import HiddenCardSampler
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.cards import rank_of
 from rouba_env.rules.engine import NUM_RANK_SLOTS

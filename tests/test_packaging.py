@@ -109,7 +109,7 @@ def test_the_players_import_nothing_from_the_floors_above_them():
     """players/ reads rules, encodings, the tables, the batched engine and the OpenSpiel game only."""
     import ast
 
-    above = ("rouba_env.envs", "rouba_env.evaluation", "rouba_env.web", "rouba_env.rllib", "rouba_env.cli",
+    above = ("rouba_env.envs", "rouba_env.evaluation", "rouba_env.solve", "rouba_env.web", "rouba_env.rllib", "rouba_env.cli",
              "rouba_training")
     package = Path(__file__).resolve().parents[1] / "rouba_env"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rouba_env.rules.config import RulesConfig
 from rouba_env.evaluation.duplicate import evaluate
-from rouba_env.evaluation.exploitability import nash_conv, policy_strategy
-from rouba_env.evaluation.game_tree import GameTree
+from rouba_env.solve.exploitability import nash_conv, policy_strategy
+from rouba_env.solve.game_tree import GameTree
 from rouba_training.network import ActorCritic, numpy_policy
 
 EVAL_SEED = 12345

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from rouba_env.encoding.observation import OBSERVATION_VERSION
-from rouba_env.evaluation.game_tree import solvable_tree
+from rouba_env.solve.game_tree import solvable_tree
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules

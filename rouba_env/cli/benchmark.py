@@ -491,9 +491,9 @@ TREE_RULES = "small"
 
 
 def bench_tree(args) -> list[dict]:
-    """Seconds to build the whole game tree of `TREE_RULES` (`rouba_env.evaluation.game_tree.GameTree`),
+    """Seconds to build the whole game tree of `TREE_RULES` (`rouba_env.solve.game_tree.GameTree`),
     as the exact solver does before it solves; "steps" are histories."""
-    from rouba_env.evaluation.game_tree import GameTree
+    from rouba_env.solve.game_tree import GameTree
 
     rules = preset(TREE_RULES)
 

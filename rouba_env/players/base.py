@@ -39,7 +39,7 @@ class Policy(Protocol):
 PROBABILITIES_METHOD = "action_probabilities"
 """The optional method ``action_probabilities(obs[B, D], mask[B, A]) -> float64[B, A]`` of a player whose
 choice has a distribution known in closed form (random, greedy, heuristic, networks): the probability that
-`Policy.act_batch` plays each action. Exact exploitability reads it (`rouba_env.evaluation.exploitability`);
+`Policy.act_batch` plays each action. Exact exploitability reads it (`rouba_env.solve.exploitability`);
 for players without it the distribution is estimated from their moves."""
 
 

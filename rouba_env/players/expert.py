@@ -12,7 +12,7 @@ from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder, ObservationView
 from rouba_env.players.base import PROBABILITIES_METHOD, BasePolicy, ProbabilitiesOutOfReach
-from rouba_env.encoding.determinization import HiddenCardSampler, WorldsOutOfReach, determinize
+from rouba_env.beliefs import HiddenCardSampler, WorldsOutOfReach, determinize
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig

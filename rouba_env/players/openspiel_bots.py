@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.checks import check_int, check_number
-from rouba_env.encoding.determinization import HiddenCardSampler
+from rouba_env.beliefs import HiddenCardSampler
 from rouba_env.openspiel import GAME_NAME, RoubaMonteState, pyspiel
 from rouba_env.players.base import BasePolicy
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, make_rules

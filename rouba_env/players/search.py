@@ -16,7 +16,7 @@ from rouba_env.batched.game import VectorGame
 from rouba_env.checks import check_int, check_number
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.players.base import BasePolicy
-from rouba_env.encoding.determinization import HiddenCardSampler
+from rouba_env.beliefs import HiddenCardSampler
 from rouba_env.players.expert import EXPERT_ENDGAME_NODES, EXPERT_MARGIN_WEIGHT, anchored_choice, solve_endgame
 from rouba_env.players.move_values import unseen_counts
 from rouba_env.players.checkpoint import CheckpointTableMismatch

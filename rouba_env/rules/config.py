@@ -167,7 +167,7 @@ PRESET_FIELDS: dict[str, dict] = {
 
 ``mini`` (2 ranks x 4 suits: 8 cards, hands of 2, 2 table cards; a second deal of one card each) and
 ``small`` (3 ranks x 3 suits: 9 cards, hands of 2, 1 table card; two deals of two) keep the rules page's play and are small enough to solve
-exactly at 2 players (`rouba_env.evaluation.exploitability`); larger tables need more decks.
+exactly at 2 players (`rouba_env.solve.exploitability`); larger tables need more decks.
 """
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.encoding.determinization import HiddenCardSampler, determinize
+from rouba_env.beliefs import HiddenCardSampler, determinize
 from rouba_env.players.base import ProbabilitiesOutOfReach
 from rouba_env.players.expert import ExpertPolicy, seat_value, solve_two_player
 from rouba_env.players.registry import make_policy
@@ -292,7 +292,7 @@ def test_worlds_are_what_sample_draws_and_as_often(case):
 
 
 def test_worlds_refuse_what_is_too_big_to_enumerate():
-    from rouba_env.encoding.determinization import WorldsOutOfReach
+    from rouba_env.beliefs import WorldsOutOfReach
 
     config = RulesConfig()
     obs, _ = observe(engine.new_game(config, np.random.default_rng(0)))
@@ -306,7 +306,7 @@ def test_worlds_refuse_what_is_too_big_to_enumerate():
 @pytest.mark.parametrize("spec", ["expert", "expert:samples=3,z=0.5", "expert:samples=2,rollout=greedy"])
 def test_expert_probabilities_are_how_often_it_plays_each_move(spec):
     """On mini, exact probabilities against the frequencies of `act` at every set where the expert samples."""
-    from rouba_env.evaluation.game_tree import GameTree
+    from rouba_env.solve.game_tree import GameTree
 
     rules = preset("mini")
     tree = GameTree(rules)

@@ -9,7 +9,7 @@ from rouba_env.players.network import load_policy
 from rouba_env.players.registry import make_policy
 from rouba_env.players.scripted import HeuristicPolicy
 from rouba_env.players.search import SearchPolicy
-from rouba_env.encoding.determinization import HiddenCardSampler
+from rouba_env.beliefs import HiddenCardSampler
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.rules.engine import TARGET_TABLE

@@ -9,7 +9,7 @@ import pytest
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
-from rouba_env.evaluation.game_tree import GameTree
+from rouba_env.solve.game_tree import GameTree
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.cards import rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig, preset
@@ -73,7 +73,7 @@ def test_the_tree_is_the_reference_tree(rules):
 def test_the_size_is_estimated_before_building():
     """Knuth's estimate lies near the exact count of the small trees, and a tree far past the bound is
     refused from the estimate, before any layer is built."""
-    from rouba_env.evaluation.game_tree import estimate_histories
+    from rouba_env.solve.game_tree import estimate_histories
 
     for rules in (preset("mini"), preset("small")):
         assert abs(estimate_histories(rules) / GameTree(rules).num_histories - 1) < 0.1

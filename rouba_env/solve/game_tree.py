@@ -9,7 +9,7 @@ terminal and decision nodes side by side.
 Information sets are what a seat knows, with perfect recall: its seat, the ranks it holds, the
 table first laid and every move so far (each move shows the card played; the hands a seat held
 before are the cards it played since). Every history of an information set lies in one layer,
-which is what lets `rouba_env.evaluation.exploitability` resolve best responses layer by layer.
+which is what lets `rouba_env.solve.exploitability` resolve best responses layer by layer.
 """
 
 from __future__ import annotations
