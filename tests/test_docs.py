@@ -40,3 +40,93 @@ def test_the_site_builds_strictly_with_generated_tables_and_the_example_files(tm
                  "rouba_training.config.TrainConfig", "rouba_training.train.train"):
         assert f'<h3 id="{name}"' in api, f"the API reference names {name} under its own heading"
     assert "opponent_model" not in api and "rollout_actions" not in api, "internals are hidden"
+
+
+API_PAGE = ROOT / "docs" / "api.md"
+UNDOCUMENTED_BY_DIRECTIVE = {"__version__"}
+"""Exports the API page describes in prose (a plain string has no docstring to render)."""
+
+
+def api_page_entries() -> list[tuple[str, object]]:
+    """(name, object) of every ``::: path`` entry of the API page and of the members its options list."""
+    import importlib
+    import re
+
+    entries = []
+    text = API_PAGE.read_text()
+    for match in re.finditer(r"^::: ([\w.]+)\n((?:    .*\n)*)", text, flags=re.MULTILINE):
+        path, options = match.group(1), match.group(2)
+        parts = path.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                target = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attribute in parts[cut:]:
+                target = getattr(target, attribute)
+            break
+        members = re.search(r"members: \[([^\]]*)\]", options.replace("\n", " "))
+        if members:
+            entries += [(name, getattr(target, name)) for name in re.split(r"[\s,]+", members.group(1)) if name]
+        else:
+            entries.append((parts[-1], target))
+    return entries
+
+
+def imported_names(source: str) -> list[tuple[str, str]]:
+    """(module, name) of every ``from rouba_env... import name`` / ``from rouba_training...`` in Python source."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("rouba_env", "rouba_training"):
+            found += [(node.module, alias.name) for alias in node.names]
+    return found
+
+
+def names_the_pages_and_examples_import() -> list[tuple[str, str, str]]:
+    """(where, module, name) for the imports of the examples, the snippets and the pages' Python blocks."""
+    import re
+
+    sources = [(path.name, path.read_text()) for path in sorted((ROOT / "examples").glob("*.py"))]
+    sources += [(path.name, path.read_text()) for path in sorted((ROOT / "docs" / "snippets").glob("*.py"))]
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        for block in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.DOTALL):
+            if block.startswith(">>>"):  # a session: its input lines only
+                block = "\n".join(line[4:] for line in block.splitlines() if line.startswith((">>> ", "... ")))
+            sources.append((page.name, block))
+    return [(where, module, name) for where, source in sources for module, name in imported_names(source)]
+
+
+def is_documented(name: str, value, entries) -> bool:
+    """A class, function or module by identity; a constant by its name and value (small ints are shared)."""
+    import inspect
+
+    if inspect.isclass(value) or inspect.isfunction(value) or inspect.ismodule(value):
+        return any(value is documented for _, documented in entries)
+    return any(name == documented_name and value is documented for documented_name, documented in entries)
+
+
+def test_the_api_page_documents_every_export():
+    import rouba_env
+
+    entries = api_page_entries()
+    missing = [name for name in rouba_env.__all__ if name not in UNDOCUMENTED_BY_DIRECTIVE
+               and not is_documented(name, getattr(rouba_env, name), entries)]
+    assert missing == [], f"exported but absent from docs/api.md: {missing}"
+    for name in UNDOCUMENTED_BY_DIRECTIVE:
+        assert f"`rouba_env.{name}`" in API_PAGE.read_text()
+
+
+def test_the_api_page_documents_what_the_pages_and_examples_import():
+    import importlib
+    import inspect
+
+    pytest.importorskip("ray")  # the RLlib example imports rouba_env.rllib
+    entries = api_page_entries()
+    missing = []
+    for where, module, name in names_the_pages_and_examples_import():
+        value = getattr(importlib.import_module(module), name)
+        if not inspect.ismodule(value) and not is_documented(name, value, entries):
+            missing.append(f"{where}: {module}.{name}")
+    assert missing == [], f"imported by a page or example but absent from docs/api.md: {missing}"

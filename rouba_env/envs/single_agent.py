@@ -219,6 +219,7 @@ class SingleAgentEnv(gymnasium.Env):
 
 
 ENV_ID = "RoubaMonte-v0"
+"""Gymnasium id of the single-agent env (`gymnasium.make`, `gymnasium.make_vec`), registered on import."""
 
 
 def register() -> None:

@@ -42,6 +42,7 @@ JOKER_SLOT = JOKER_RANK
 JOKER_KIND_OFFSET = NUM_RANKS
 """Kinds 0..12 play a natural card of that rank; kind 13 + r plays a joker named as rank r."""
 NUM_KINDS = 2 * NUM_RANKS
+"""Card kinds a move can play: 13 natural ranks, then a joker named as each of them."""
 TARGET_TABLE = 0
 """Capture a table card of the played (or named) rank."""
 TARGET_DISCARD = 1
