@@ -43,7 +43,7 @@ def bench_trainer(args) -> list[dict]:
                 config = TrainConfig(run_dir=run_dir, seed=args.seed + index, total_steps=steps, eval_interval=0,
                                      final_eval_games=0, progress=False, torch_threads=1, **network,
                                      **({"num_envs": 64} if args.quick else {}))
-                final = train(config, command="benchmark")
+                final = train(config, command="benchmark", catch_signals=False)  # a stop is the benchmark's
             runs[name].append({"steps_per_s": final["learner_steps_per_second"], "games_per_s": None,
                                "steps": final["learner_steps"], "seconds": final["seconds_training"]})
     rank, mlp = summarize(runs["rank"]), summarize(runs["mlp"])

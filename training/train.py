@@ -59,12 +59,14 @@ EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_
                "mean_margin", "mean_score", "kind", "nash_conv"]
 SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic", "hand_coef")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Signals that ask a run to stop after its update (a second one stops it at once)."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """Exit codes of a run stopped by a signal (128 + the signal number), after its checkpoint is written."""
 
 
 @contextlib.contextmanager
-def stop_on_signals(signals=(signal.SIGINT, signal.SIGTERM)):
+def stop_on_signals(signals=STOP_SIGNALS):
     """Within the block, SIGINT/SIGTERM only ask to stop (``received[0]`` names the signal); a second one stops at once."""
     received: list[signal.Signals] = []
     previous = {}
@@ -279,8 +281,12 @@ class Trainer:
         append_rows(self.run_dir / EVAL_FILE, EVAL_FIELDS, rows)
         return rows
 
-    def run(self) -> dict:
-        """Train to ``total_steps`` (or until SIGINT/SIGTERM), evaluate at the end; the final answer."""
+    def run(self, catch_signals: bool = True) -> dict:
+        """Train to ``total_steps`` (or until SIGINT/SIGTERM), evaluate at the end; the final answer.
+
+        ``catch_signals=False`` leaves SIGINT and SIGTERM as they are: a caller that measures or embeds a run
+        (the benchmark) is stopped by them at once, without the run's own stop-and-checkpoint message.
+        """
         if self.complete is not None:
             return self.complete
         config, run = self.config, self.run_progress
@@ -300,7 +306,7 @@ class Trainer:
         if self.resume and due and not any(row.get("update") == run.update for row in run.latest_eval):
             # The run was stopped at an update whose evaluation the signal cut off: it is made now.
             self.evaluate(config.eval_games, "periodic")
-        with stop_on_signals() as received:
+        with stop_on_signals(STOP_SIGNALS if catch_signals else ()) as received:
             while run.learner_steps < config.total_steps and not received:
                 row = self.update()
                 bar.update(min(row["batch_size"], bar.total - bar.n))  # the last update runs past total_steps
@@ -344,7 +350,7 @@ class Trainer:
 
 
 def train(config: TrainConfig, resume: bool = False, command: str | None = None, overwrite: bool = False,
-          saved: dict | None = None) -> dict:
+          saved: dict | None = None, catch_signals: bool = True) -> dict:
     """Train by PPO self-play; returns the final evaluation (also written to the run folder).
 
     ``resume`` carries on from the run folder's checkpoint (``saved``: that
@@ -352,6 +358,6 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     ``overwrite`` deletes an earlier run in the folder. A run stopped by
     SIGINT/SIGTERM returns early with ``interrupted`` set to the signal's name. Resuming a run that has
     already trained ``total_steps`` and finished its final evaluation changes nothing and returns with
-    ``complete`` set.
+    ``complete`` set. ``catch_signals=False`` leaves the signals to the caller (`Trainer.run`).
     """
-    return Trainer(config, resume, command, overwrite, saved).run()
+    return Trainer(config, resume, command, overwrite, saved).run(catch_signals)

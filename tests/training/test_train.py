@@ -510,3 +510,14 @@ def test_a_hand_head_ships_with_a_rank_network_and_a_search_draws_its_samples_by
         assert table.play(search.act(table.observation(seat), table.mask(seat), rng), "search")
     with pytest.raises(ValueError, match="has no hand head"):
         make_policy("search:beliefs=hand", preset("standard"))
+
+
+@pytest.mark.parametrize("catch_signals", [True, False])
+def test_a_run_catches_the_stop_signals_unless_its_caller_keeps_them(tmp_path, monkeypatch, catch_signals):
+    """The benchmark's trainer section keeps SIGTERM: its stop is not a user's stop-and-checkpoint."""
+    installed = []
+    real_signal = signal.signal
+    monkeypatch.setattr(signal, "signal", lambda number, handler: installed.append(number) or real_signal(number, handler))
+    train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=200, eval_interval=0)),
+          catch_signals=catch_signals)
+    assert (signal.SIGTERM in installed) == catch_signals
