@@ -87,7 +87,8 @@ class VectorTable:
 
     def __init__(self, rules: RulesConfig, num_games: int, players: "Sequence[Policy]" = (),
                  max_players: int | None = None, reward: str = ENVIRONMENT_REWARD, illegal_action: str = "terminate",
-                 illegal_reward: float = DEFAULT_ILLEGAL_REWARD, before_move: BatchMoveHook | None = None):
+                 illegal_reward: float = DEFAULT_ILLEGAL_REWARD, before_move: BatchMoveHook | None = None,
+                 track_cards: bool = False):
         if not isinstance(rules, RulesConfig):
             raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")
         num_games = check_int("num_games", num_games, 1, MAX_GAMES)
@@ -95,7 +96,8 @@ class VectorTable:
         self.illegal_reward = check_number("illegal_reward", illegal_reward)
         self.illegal_action = illegal_action
         self.rules = rules
-        self.game = VectorGame(rules, num_games, max_players=max_players, auto_reset=False, reward=reward)
+        self.game = VectorGame(rules, num_games, max_players=max_players, auto_reset=False, reward=reward,
+                               track_cards=track_cards)
         self.num_games = num_games
         self.num_players = rules.num_players
         self.players: list = []

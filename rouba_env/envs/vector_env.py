@@ -47,6 +47,8 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from rouba_env.checks import check_choice, check_flag, check_int, check_reset_options, is_int
+from rouba_env.envs.aec import RENDER_FPS
+from rouba_env.envs.render import render_as
 from rouba_env.envs.single_agent import (
     OpponentSampler, check_seat_choice, opponent_lineup,
 )
@@ -60,6 +62,8 @@ from rouba_env.vector_table import MAX_GAMES, OPEN_SEAT, VectorTable, require_ba
 
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
 """The autoreset modes this environment offers (Gymnasium's names)."""
+VECTOR_RENDER_MODES = (None, "ansi", "rgb_array")
+"""Render modes of the batched vector env (``human`` opens no window per game: use vectorization_mode='sync')."""
 RESET_MASK = "reset_mask"
 """The one reset option: a bool array saying which games to deal anew (Gymnasium's name for it)."""
 
@@ -80,6 +84,11 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         illegal_reward: the learner's reward when its illegal action ends a game.
         autoreset_mode: ``AutoresetMode.SAME_STEP`` (default) or ``NEXT_STEP``, or ``"same_step"``,
             ``"next_step"``.
+        render_mode: None, ``"rgb_array"`` (`render` gives a tuple of ``uint8[H, W, 3]`` frames, as
+            Gymnasium's SyncVectorEnv does, for video recorders) or ``"ansi"`` (a tuple of texts); each
+            game is shown from its learner's seat. The engine then also keeps every card's suit.
+        render_games: the games `render` shows: None (every game), a count (the first ones) or a list of
+            game indices.
     """
 
     def __init__(
@@ -94,18 +103,28 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         illegal_action: str = "terminate",
         illegal_reward: float = DEFAULT_ILLEGAL_REWARD,
         autoreset_mode: "AutoresetMode | str" = AutoresetMode.SAME_STEP,
+        render_mode: str | None = None,
+        render_games: "int | Sequence[int] | None" = None,
         **rule_fields,
     ):
         self.num_envs = check_int("num_envs", num_envs, 1, MAX_GAMES)
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        if render_mode == "human":
+            raise ValueError("render_mode 'human' opens no window per game in the batched vector env: use "
+                             "'rgb_array' (frames) or 'ansi' (texts), or vectorization_mode='sync'")
+        check_choice("render_mode", render_mode, VECTOR_RENDER_MODES)
+        self.render_mode = render_mode
+        self.render_games = _render_games(render_games, self.num_envs)
+        self.metadata = {"autoreset_mode": self.autoreset_mode, "render_modes": [m for m in VECTOR_RENDER_MODES if m],
+                         "render_fps": RENDER_FPS}
         self.rules = make_rules(rules, **rule_fields)
         self.seat_choice = check_seat_choice(seat, self.rules.num_players)
         check_flag("dict_observation", dict_observation)
         self.dict_observation = bool(dict_observation)
         self.max_players = max_players
         self.table = VectorTable(self.rules, self.num_envs, max_players=max_players, reward=reward,
-                                 illegal_action=illegal_action, illegal_reward=illegal_reward)
+                                 illegal_action=illegal_action, illegal_reward=illegal_reward,
+                                 track_cards=render_mode is not None)
         self.illegal_reward = self.table.illegal_reward
         self._spec_ids: dict[str, int] = {}
         if callable(opponents) and not isinstance(opponents, Policy):
@@ -312,6 +331,17 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         illegal &= rows
         return {"scores": scores, "_scores": rows.copy(), "illegal_action": illegal, "_illegal_action": illegal.copy()}
 
+    def render(self) -> "tuple | None":  # type: ignore[override]  # gymnasium's RenderFrame is its TypeVar
+        """The games of ``render_games``, each from its learner's seat: a tuple of frames (``rgb_array``) or
+        of texts (``ansi``), as Gymnasium's SyncVectorEnv gives; None (with a warning) without a render mode."""
+        if self.render_mode is None:
+            return render_as(None, None, None)  # type: ignore[arg-type]  # warns and returns None
+        if self._streams is None:
+            raise RuntimeError("call reset() before render()")
+        game = self.table.game
+        return tuple(render_as(self.render_mode, game.position(slot), int(self.learner[slot]))
+                     for slot in self.render_games)
+
     def close_extras(self, **kwargs) -> None:
         self._streams = None
 
@@ -332,10 +362,24 @@ def _autoreset_mode(mode) -> AutoresetMode:
     return mode
 
 
+def _render_games(games, num_envs: int) -> list[int]:
+    """`RoubaVectorEnv`'s ``render_games`` as a list of game indices, checked."""
+    if games is None:
+        return list(range(num_envs))
+    if is_int(games):
+        return list(range(check_int("render_games", games, 1, num_envs)))
+    if isinstance(games, (str, bytes)) or not isinstance(games, (Sequence, np.ndarray)):
+        raise ValueError(f"render_games must be None, a count or a list of game indices, got {games!r}")
+    chosen = list(games)
+    if not chosen or any(not is_int(g) or not 0 <= g < num_envs for g in chosen):
+        raise ValueError(f"render_games must list game indices in 0..{num_envs - 1}, got {games!r}")
+    return [int(g) for g in chosen]
+
+
 def make_vector_env(num_envs: int = 1, **env_kwargs) -> RoubaVectorEnv:
     """``gymnasium.make_vec("RoubaMonte-v0", num_envs=N, ...)``: a `RoubaVectorEnv` (the id's vector entry point)."""
     env_kwargs.pop("max_episode_steps", None)  # games always end; gymnasium passes the spec's value (None)
     return RoubaVectorEnv(num_envs, **env_kwargs)
 
 
-__all__ = ["AUTORESET_MODES", "RoubaVectorEnv", "make_vector_env"]
+__all__ = ["AUTORESET_MODES", "VECTOR_RENDER_MODES", "RoubaVectorEnv", "make_vector_env"]

@@ -292,3 +292,62 @@ def test_a_released_player_id_cannot_be_seated():
     with pytest.raises(ValueError, match=r"player ids must be the ids of added players \(\[\]\)"):
         table.seat([0, 1], [[0, -1], [0, -1]])
     assert table.add_player(make_policy("greedy", "mini")) == 0, "a released id is reused"
+
+
+def test_rendered_frames_are_each_single_games_frames():
+    """render() gives the frames of the chosen games, each the frame its own SingleAgentEnv shows."""
+    kwargs = dict(rules="mini", opponents="random")
+    vector = gymnasium.make_vec("RoubaMonte-v0", num_envs=3, render_mode="rgb_array", render_games=[2, 0], **kwargs)
+    singles = [SingleAgentEnv(render_mode="rgb_array", **kwargs) for _ in range(3)]
+    obs, info = vector.reset(seed=8)
+    for i, env in enumerate(singles):
+        env.reset(seed=8 + i)
+    rng = np.random.default_rng(1)
+    compared = 0
+    while True:  # until the first game ends (after that the games are dealt from different seeds)
+        frames = vector.render()
+        assert isinstance(frames, tuple) and len(frames) == 2
+        for frame, game in zip(frames, (2, 0)):
+            assert frame.dtype == np.uint8 and frame.ndim == 3
+            np.testing.assert_array_equal(frame, singles[game].render())
+            compared += 1
+        actions = masked_actions(info["action_mask"], rng)
+        obs, rewards, terminated, truncated, info = vector.step(actions)
+        if terminated.any():
+            break
+        for env, action in zip(singles, actions):
+            env.step(action)
+    assert compared >= 4
+
+
+def test_ansi_rendering_and_the_first_games():
+    vector = RoubaVectorEnv(num_envs=4, rules="mini", render_mode="ansi", render_games=2)
+    vector.reset(seed=3)
+    texts = vector.render()
+    assert len(texts) == 2 and all("deck" in text and "hand" in text for text in texts)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"render_mode": "human"}, r"render_mode 'human' opens no window per game.*vectorization_mode='sync'"),
+    ({"render_mode": "rgb", }, r"render_mode"),
+    ({"render_mode": "ansi", "render_games": 5}, r"render_games must be an int in 1\.\.4, got 5"),
+    ({"render_mode": "ansi", "render_games": [0, 4]}, r"render_games must list game indices in 0\.\.3"),
+    ({"render_mode": "ansi", "render_games": "all"}, r"render_games must be None, a count or a list"),
+])
+def test_bad_render_settings_are_refused(kwargs, error):
+    with pytest.raises(ValueError, match=error):
+        RoubaVectorEnv(num_envs=4, rules="mini", **kwargs)
+
+
+def test_gymnasiums_vector_video_recorder_records_the_batched_env(tmp_path):
+    pytest.importorskip("moviepy")
+    from gymnasium.wrappers.vector import RecordVideo
+
+    vector = RecordVideo(gymnasium.make_vec("RoubaMonte-v0", num_envs=2, rules="mini", render_mode="rgb_array",
+                                            autoreset_mode="next_step"), str(tmp_path), episode_trigger=lambda e: e == 0)
+    obs, info = vector.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        obs, rewards, terminated, truncated, info = vector.step(masked_actions(info["action_mask"], rng))
+    vector.close()
+    assert [path.suffix for path in tmp_path.iterdir()] == [".mp4"]
