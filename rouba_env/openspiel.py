@@ -85,13 +85,32 @@ def game_rules(params: dict) -> RulesConfig:
 
 
 class GameSetup:
-    """What a game's states share: its rules, the project's encodings and the unshuffled deck."""
+    """What a game's states share: its rules, the project's encodings, the unshuffled deck and the size of
+    the information-state tensor."""
 
     def __init__(self, params: dict):
         self.rules = game_rules({**DEFAULT_PARAMETERS, **params})
         self.actions = ActionEncoding(self.rules)
         self.encoder = ObservationEncoder(self.rules)
         self.deck = self.rules.unshuffled_deck()
+        self.max_moves = self.rules.total_cards - self.rules.table_cards
+        """Most moves a game can have: each plays one card from a hand, and only the deck fills hands."""
+        self.move_size = self.rules.num_players + self.actions.size
+        """One move of the history block: the mover's seat relative to the observer, one-hot, then its action."""
+        self.history_size = NUM_RANK_SLOTS + self.max_moves * self.move_size
+        """The perfect-recall block: the ranks first laid on the table, then every move so far."""
+
+    def history_block(self, state: "RoubaMonteState", player: int) -> np.ndarray:
+        """float32[history_size]: what a perfect-recall view adds to the observation (`history_size`)."""
+        block = np.zeros(self.history_size, np.float32)
+        for rank in state.laid:
+            block[rank] += 1.0
+        n = self.rules.num_players
+        for index, (seat, action) in enumerate(state.moves):
+            start = NUM_RANK_SLOTS + index * self.move_size
+            block[start + (seat - player) % n] = 1.0
+            block[start + n + action] = 1.0
+        return block
 
 
 def setup_of(game: pyspiel.Game) -> GameSetup:
@@ -282,7 +301,10 @@ class RoubaMonteState(pyspiel.State):
         return " ".join(f"{value:g}" for value in self.observation_tensor(player))
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
-        return self.observation_tensor(player)
+        """The observation vector, then the ranks first laid and every move so far (`GameSetup.history_block`):
+        perfect recall, the tensor form of `information_state_string`, of a size fixed by the rules."""
+        player = self._seat(player)
+        return self.observation_tensor(player) + self.game_.history_block(self, player).tolist()
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         player = self._seat(player)
@@ -320,12 +342,14 @@ PRIVATE_BLOCKS = ("hand",)
 class RoubaMonteObserver:
     """OpenSpiel's observer interface over the project's observation layout, honouring ``iig_obs_type``.
 
-    A view of public information and the observer's own cards (``None``, OpenSpiel's default and its
-    information-state type) is the project's observation vector, ``"observation"``; its string is the
-    observation or, with ``perfect_recall``, the information state. Other views are built from the
-    named layout, as Kuhn poker's observer is: ``"public"`` (every block but the observer's hand)
-    when ``public_info``; ``"private"``: nothing (``NONE``) or every seat's hand from the observer's
-    point of view (``ALL_PLAYERS``). With ``perfect_recall`` their string holds every move so far.
+    A view of public information and the observer's own cards (``None``, OpenSpiel's default) is the
+    project's observation vector, ``"observation"``; its string is the observation or, with
+    ``perfect_recall``, the information state. Other views are built from the named layout, as Kuhn
+    poker's observer is: ``"public"`` (every block but the observer's hand) when ``public_info``;
+    ``"private"``: nothing (``NONE``) or every seat's hand from the observer's point of view
+    (``ALL_PLAYERS``). With ``perfect_recall`` every view adds ``"history"`` (the ranks first laid and
+    every move so far, `GameSetup.history_block`) and its string holds every move: the information-state
+    tensor OpenSpiel's algorithms read is the observation plus that block.
     """
 
     def __init__(self, setup: GameSetup, iig_obs_type, params):
@@ -334,8 +358,8 @@ class RoubaMonteObserver:
         self.setup = setup
         kind = iig_obs_type
         self.default = kind is None or (kind.public_info and kind.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER)
-        """The project's whole vector (what `RoubaMonteState.observation_tensor` and, as this game's
-        information-state tensor, `information_state_tensor` give, from Python or from OpenSpiel's C++)."""
+        """The project's whole vector (what `RoubaMonteState.observation_tensor` gives, from Python or from
+        OpenSpiel's C++; with ``perfect_recall``, followed by the history: `information_state_tensor`)."""
         self.public = True if kind is None else bool(kind.public_info)
         self.private = pyspiel.PrivateInfoType.SINGLE_PLAYER if kind is None else kind.private_info
         self.perfect_recall = False if kind is None else bool(kind.perfect_recall)
@@ -354,6 +378,8 @@ class RoubaMonteObserver:
                 self.dict["private"] = np.zeros(NUM_RANK_SLOTS, np.float32)
             elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
                 self.dict["private"] = np.zeros(seats, np.float32)
+        if self.perfect_recall:
+            self.dict["history"] = np.zeros(setup.history_size, np.float32)
         pieces = list(self.dict.values())
         self.tensor = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
 
@@ -370,6 +396,8 @@ class RoubaMonteObserver:
                 hidden = np.zeros(self.setup.encoder.hidden_size, np.float32) if state.engine_state is None \
                     else self.setup.encoder.hidden(state.engine_state, player)
                 self.dict["private"][:] = hidden[: len(self.dict["private"])]
+        if self.perfect_recall:
+            self.dict["history"][:] = self.setup.history_block(state, state._seat(player))
         pieces = list(self.dict.values())
         if pieces:
             self.tensor[:] = np.concatenate(pieces)

@@ -226,3 +226,33 @@ def test_action_texts_name_a_seat_of_the_table():
     assert state.action_to_string(state.current_player(), action).startswith(f"p{state.current_player()} ")
     with pytest.raises(ValueError, match=r"player must be a seat in 0..1"):
         state.action_to_string(99, action)
+
+
+def test_the_information_state_tensor_has_perfect_recall():
+    """On `small`, over random play: equal information-state strings give equal tensors and different
+    strings different tensors (the tensor is the string's content), at the size the game declares; and
+    two histories with the same observation but different moves are told apart."""
+    game = pyspiel.load_game(rouba_openspiel.GAME_NAME, {"rules": "small"})
+    size = game.information_state_tensor_size()
+    assert size > game.observation_tensor_size()
+    rng = np.random.default_rng(0)
+    tensor_of: dict[tuple[int, str], tuple] = {}
+    string_of: dict[tuple[int, tuple], str] = {}
+    same_observation_other_history = 0
+    observations: dict[tuple[int, tuple], str] = {}
+    for _ in range(120):
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        while not state.is_terminal():
+            for player in range(2):
+                tensor = tuple(state.information_state_tensor(player))
+                assert len(tensor) == size
+                key = state.information_state_string(player)
+                assert tensor_of.setdefault((player, key), tensor) == tensor
+                assert string_of.setdefault((player, tensor), key) == key
+                seen = observations.setdefault((player, tuple(state.observation_tensor(player))), key)
+                same_observation_other_history += seen != key
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert len(tensor_of) > 500
+    assert same_observation_other_history > 0, "the observation alone forgets: the tensor must not"
