@@ -53,6 +53,7 @@ def test_an_example_refuses_bad_flags_before_training(name, arguments, message, 
 SNIPPETS = {  # docs/snippets/*.py (the "Train with your own RL library" page): the library each one needs
     "sb3_vec_env.py": "sb3_contrib",
     "gymnasium_vector.py": "gymnasium",
+    "torchrl_batched.py": "torchrl",
     "torchrl_gym.py": "torchrl",
     "torchrl_pettingzoo.py": "torchrl",
     "tianshou_pettingzoo.py": "tianshou",
