@@ -15,10 +15,10 @@ checkpoints and evaluations unchanged); only the collection of a batch moves:
   collect call it was running is retried (``max_task_retries``); the new
   process starts fresh games on its next call, so training goes on.
 
-Randomness: an actor's deals, seats, opponents and sampling come from
-``SeedSequence(seed, spawn_key=(actor, update))`` where ``update`` is the
-first update it collects for (after a restart too), so a run without faults
-repeats with the same seed and the same number of actors.
+Randomness: actor ``k`` is collector ``k + 1`` of the run's one seeding scheme
+(`rouba_training.seeds`): its deals, seats, opponents and sampling come from the run's
+seed, ``k + 1`` and the first update it collects for (after a restart too), so a run
+without faults repeats with the same seed and the same number of actors.
 
 Ray is imported only here (and only when ``--ray`` is asked for); it comes
 with ``pip install -e ".[ray]"``.
@@ -38,6 +38,7 @@ from rouba_env.rules.config import RulesConfig
 from rouba_training.config import TrainConfig
 from rouba_training.learner import build_learner
 from rouba_training.opponents import OpponentPool
+from rouba_training.seeds import collector_seeds
 from rouba_training.rollout import Batch, SelfPlayGames, merge
 
 ACTOR_MAX_RESTARTS = 20
@@ -85,13 +86,13 @@ class RolloutWorker:
 
     def _start(self, update: int) -> None:
         """Fresh games, seats and randomness for a first collect at ``update``."""
-        sequence = np.random.SeedSequence(self.config.seed, spawn_key=(self.index, update))
-        rng = np.random.default_rng(sequence)
-        seeds = sequence.generate_state(len(self.tables) + 1, np.uint64) >> np.uint64(1)  # 63-bit seeds
-        self.generator.manual_seed(int(seeds[-1]))
+        # Actor k is collector k + 1: collector 0 is the single-process trainer (rouba_training.seeds).
+        seeds = collector_seeds(self.config.seed, len(self.tables), self.index + 1, update)
+        rng = seeds.generator()
+        self.generator.manual_seed(seeds.torch_seed)
         self.runners = [
-            SelfPlayGames(rules, table_index, slots, int(seeds[table_index]), self.max_players, self.config.reward,
-                          self.pool, rng, self.config.records_every_seat)
+            SelfPlayGames(rules, table_index, slots, seeds.deal_seeds[table_index], self.max_players,
+                          self.config.reward, self.pool, rng, self.config.records_every_seat)
             for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))
         ]
 

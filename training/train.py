@@ -33,6 +33,7 @@ from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
 from rouba_training.regularizers import scheduled
 from rouba_training.rollout import SelfPlayGames, merge
+from rouba_training.seeds import collector_seeds
 from rouba_training.run_folder import (
     EVAL_FILE,
     FINAL_EVAL_FILE,
@@ -138,10 +139,11 @@ class Trainer:
             torch.set_num_threads(config.torch_threads)
         self.command = command or " ".join(["python"] + sys.argv)
 
-        self.rng = np.random.default_rng(config.seed)
-        torch.manual_seed(config.seed)
+        first = collector_seeds(config.seed, len(tables))  # the trainer is collector 0 (rouba_training.seeds)
+        self.rng = first.generator()
+        torch.manual_seed(first.torch_seed)
         self.generator = torch.Generator(device=device)
-        self.generator.manual_seed(config.seed)
+        self.generator.manual_seed(first.torch_seed)
         self.learner = build_learner(config, tables, max_players, device, scripted)
         self.run_progress = RunProgress()
         if resume:
@@ -154,10 +156,10 @@ class Trainer:
 
             self.collector = RayCollector(config, tables, max_players, self.learner.pool, self.run_progress.update)
         else:
+            deal_seeds = collector_seeds(config.seed, len(tables), 0, self.run_progress.update).deal_seeds
             self.runners = [
-                SelfPlayGames(rules, index, config.num_envs, config.seed * 7919 + 104729 * index
-                              + self.run_progress.update, max_players, config.reward, self.learner.pool, self.rng,
-                              config.records_every_seat)
+                SelfPlayGames(rules, index, config.num_envs, deal_seeds[index], max_players, config.reward,
+                              self.learner.pool, self.rng, config.records_every_seat)
                 for index, rules in enumerate(tables)
             ]
         from torch.utils.tensorboard import SummaryWriter
