@@ -74,34 +74,6 @@ def gae(values: np.ndarray, recorded: np.ndarray, rewards: np.ndarray, dones: np
     return advantages
 
 
-@dataclass
-class LossParts:
-    total: torch.Tensor
-    policy: torch.Tensor
-    value: torch.Tensor
-    entropy: torch.Tensor
-    approx_kl: torch.Tensor
-    clip_fraction: torch.Tensor
-
-
-def ppo_loss(new_log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages: torch.Tensor,
-             new_value: torch.Tensor, returns: torch.Tensor, entropy: torch.Tensor,
-             clip_coef: float, vf_coef: float, ent_coef: float) -> LossParts:
-    """The clipped PPO objective (to minimise), with a squared-error value loss and an entropy bonus."""
-    log_ratio = new_log_prob - old_log_prob
-    ratio = log_ratio.exp()
-    unclipped = -advantages * ratio
-    clipped = -advantages * ratio.clamp(1.0 - clip_coef, 1.0 + clip_coef)
-    policy_loss = torch.max(unclipped, clipped).mean()
-    value_loss = 0.5 * ((new_value - returns) ** 2).mean()
-    entropy_mean = entropy.mean()
-    with torch.no_grad():
-        approx_kl = ((ratio - 1.0) - log_ratio).mean()
-        clip_fraction = ((ratio - 1.0).abs() > clip_coef).float().mean()
-    total = policy_loss + vf_coef * value_loss - ent_coef * entropy_mean
-    return LossParts(total, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction)
-
-
 LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss")
 """Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
 REGULARIZER_STATS = ("magnet_kl", "mirror_kl")
@@ -145,7 +117,8 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     the exact KL terms to a magnet and to the collecting policy (the network as it is when called).
     Returns the mean of each of `LOSS_STATS` (and, regularized, `REGULARIZER_STATS`) over the gradient steps.
     """
-    from rouba_training.regularizers import kl_over_legal, uniform_log_probs
+    from rouba_training.losses import Minibatch, loss_terms, total_loss
+    from rouba_training.regularizers import uniform_log_probs
 
     network.train()
     to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
@@ -157,39 +130,34 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     minibatches = max(1, round(size / config.minibatch_size))
     regularized = regularization is not None and regularization.active
-    stats: dict[str, list[float]] = {name: [] for name in LOSS_STATS + (REGULARIZER_STATS if regularized else ())}
+    magnet = collecting = None
     if regularized:
         legal = mask.bool()
         collecting = whole_log_probs(network, obs, legal) if regularization.mirror_coef > 0 else None
         magnet = (None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
                   if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal))
+    terms = loss_terms(config, regularization.magnet_coef if regularized else 0.0, magnet,
+                       regularization.mirror_coef if regularized else 0.0, collecting)
+    reported = LOSS_STATS + (REGULARIZER_STATS if regularized else ())
+    stats: dict[str, list[float]] = {name: [] for name in reported}
     for _ in range(config.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)
         for rows in torch.tensor_split(order, minibatches):
-            hand_loss = None
+            hands = None
             if config.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
                 if isinstance(network, PrivilegedCritic):
                     logits, values, hands = network.forward_with_hands(obs[rows], hidden[rows])
                 else:
                     logits, values, hands = network.forward_with_hands(obs[rows])
-                hand_loss = ((hands - hidden[rows]) ** 2).mean()
             elif hidden is None:
                 logits, values = network(obs[rows])
             else:
                 logits, values = network(obs[rows], hidden[rows])
             dist = MaskedCategorical(logits, mask[rows])
-            loss = ppo_loss(dist.log_prob(actions[rows]), old_log_probs[rows], advantages[rows], values,
-                            returns[rows], dist.entropy(), config.clip_coef, config.vf_coef, config.ent_coef)
-            total = loss.total if hand_loss is None else loss.total + config.hand_coef * hand_loss
-            if regularized:
-                rows_legal = dist.mask
-                magnet_kl = (kl_over_legal(dist.log_probs, magnet[rows], rows_legal).mean() if magnet is not None
-                             else torch.zeros((), device=device))
-                mirror_kl = (kl_over_legal(dist.log_probs, collecting[rows], rows_legal).mean()
-                             if collecting is not None else torch.zeros((), device=device))
-                total = total + regularization.magnet_coef * magnet_kl + regularization.mirror_coef * mirror_kl
-                stats["magnet_kl"].append(magnet_kl.item())
-                stats["mirror_kl"].append(mirror_kl.item())
+            minibatch = Minibatch(rows, dist.log_probs, dist.mask, dist.log_prob(actions[rows]), dist.entropy(),
+                                  values, old_log_probs[rows], advantages[rows], returns[rows], hands,
+                                  None if hidden is None else hidden[rows])
+            total, step_stats = total_loss(terms, minibatch)
             if not torch.isfinite(total):
                 raise RuntimeError(f"the loss became {float(total)} at update {update}; "
                                    f"lower --learning-rate or check the run's settings")
@@ -197,10 +165,6 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             total.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
             optimizer.step()
-            stats["policy_loss"].append(loss.policy.item())
-            stats["value_loss"].append(loss.value.item())
-            stats["entropy"].append(loss.entropy.item())
-            stats["approx_kl"].append(loss.approx_kl.item())
-            stats["clip_fraction"].append(loss.clip_fraction.item())
-            stats["hand_loss"].append(0.0 if hand_loss is None else hand_loss.item())
+            for name in reported:  # a term left out of this update reports 0
+                stats[name].append(step_stats.get(name, 0.0))
     return {name: float(np.mean(values)) for name, values in stats.items()}

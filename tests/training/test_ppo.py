@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from rouba_training.ppo import MaskedCategorical, gae, ppo_loss
+from rouba_training.ppo import MaskedCategorical, gae
 
 
 def test_gae_interleaved_turns_one_game():
@@ -39,19 +39,51 @@ def test_gae_discount():
     assert advantages[:, 0] == pytest.approx([0.9, 1.0])
 
 
-def test_ppo_loss_hand_computed():
-    old = torch.tensor([math.log(0.5)])
-    new = torch.tensor([math.log(0.6)])  # ratio 1.2
-    parts = ppo_loss(new, old, torch.tensor([1.0]), torch.tensor([0.5]), torch.tensor([1.0]), torch.tensor([0.7]),
-                     clip_coef=0.1, vf_coef=0.5, ent_coef=0.01)
-    assert float(parts.policy) == pytest.approx(-1.1)  # clipped: min(1.2, 1.1) * advantage
-    assert float(parts.value) == pytest.approx(0.125)
-    assert float(parts.total) == pytest.approx(-1.1 + 0.5 * 0.125 - 0.01 * 0.7)
-    assert float(parts.clip_fraction) == 1.0
-    negative = ppo_loss(new, old, torch.tensor([-1.0]), torch.tensor([1.0]), torch.tensor([1.0]), torch.tensor([0.0]),
-                        clip_coef=0.1, vf_coef=0.5, ent_coef=0.0)
-    assert float(negative.policy) == pytest.approx(1.2)  # pessimistic side: the unclipped ratio
-    assert float(negative.approx_kl) == pytest.approx((1.2 - 1) - math.log(1.2), rel=1e-4)
+def one_row(new_log_prob, advantage, value=0.5, entropy=0.7):
+    """A minibatch of one row taken with probability 0.5, now ``exp(new_log_prob)``; return 1."""
+    from rouba_training.losses import Minibatch
+
+    legal = torch.tensor([[True, True]])
+    log_probs = torch.tensor([[new_log_prob, math.log(1 - math.exp(new_log_prob))]])
+    return Minibatch(torch.tensor([0]), log_probs, legal, torch.tensor([new_log_prob]), torch.tensor([entropy]),
+                     torch.tensor([value]), torch.tensor([math.log(0.5)]), torch.tensor([advantage]),
+                     torch.tensor([1.0]))
+
+
+def test_the_loss_terms_hand_computed():
+    from types import SimpleNamespace
+
+    from rouba_training.losses import loss_terms, total_loss
+
+    config = SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.01, hand_coef=0.0)
+    terms = loss_terms(config)
+    assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy"]
+    total, stats = total_loss(terms, one_row(math.log(0.6), 1.0))  # ratio 1.2
+    assert stats["policy_loss"] == pytest.approx(-1.1)  # clipped: min(1.2, 1.1) * advantage
+    assert stats["value_loss"] == pytest.approx(0.125)
+    assert stats["entropy"] == pytest.approx(0.7)
+    assert float(total) == pytest.approx(-1.1 + 0.5 * 0.125 - 0.01 * 0.7)
+    assert stats["clip_fraction"] == 1.0
+    _, negative = total_loss(loss_terms(SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0)),
+                             one_row(math.log(0.6), -1.0, value=1.0, entropy=0.0))
+    assert negative["policy_loss"] == pytest.approx(1.2)  # pessimistic side: the unclipped ratio
+    assert negative["approx_kl"] == pytest.approx((1.2 - 1) - math.log(1.2), rel=1e-4)
+
+
+def test_the_kl_terms_join_the_loss_with_their_weights():
+    from types import SimpleNamespace
+
+    from rouba_training.losses import loss_terms, total_loss
+
+    config = SimpleNamespace(clip_coef=0.2, vf_coef=0.0, ent_coef=0.0, hand_coef=0.0)
+    uniform = torch.log(torch.tensor([[0.5, 0.5]]))
+    row = one_row(math.log(0.8), 0.0)
+    terms = loss_terms(config, magnet_coef=0.3, magnet=uniform, mirror_coef=0.0)
+    assert [term.name for term in terms][-1] == "magnet_kl"
+    total, stats = total_loss(terms, row)
+    kl = 0.8 * math.log(0.8 / 0.5) + 0.2 * math.log(0.2 / 0.5)
+    assert stats["magnet_kl"] == pytest.approx(kl, rel=1e-5)
+    assert float(total) == pytest.approx(0.3 * kl, rel=1e-5)  # the other terms weigh 0 or are 0 here
 
 
 def test_masked_categorical_probabilities_and_entropy():
