@@ -7,10 +7,13 @@ the 0600 of a temporary file) and then replaces the target in one rename. On
 any failure the temporary file is removed and the old target is untouched;
 the error is a `FileWriteError` naming the file and the cause.
 
-A symlink is followed: the file it points to is replaced, the link stays. A
-target that exists and is not a regular file (a device such as /dev/null, a
-FIFO, /dev/stdout) is written through, never replaced: such a write cannot be
-atomic, and replacing it would turn a device into a plain file.
+A symlink is followed: the file it points to is replaced (keeping its
+permissions), the link stays; a symlink loop is an error. A target that exists
+and is not a regular file (a device such as /dev/null, a FIFO) is written
+through, never replaced: such a write cannot be atomic, and replacing it would
+turn a device into a plain file. A path that is this process's standard output
+or error (``/dev/stdout``, ``/dev/fd/1``, ...), whatever that is (a terminal, a
+pipe, a file appended to), is written to that stream.
 """
 
 from __future__ import annotations
@@ -75,10 +78,12 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
     leaving any previous file at ``path`` as it was.
     """
     path = Path(path)
-    if _is_special(path):
-        return _write_through(path, data)
+    stream_fd = _standard_stream(path)
+    if stream_fd is not None or _is_special(path):
+        return _write_through(path, data, stream_fd)
     if path.is_symlink():
-        path = Path(os.path.realpath(path))
+        path = _link_target(path)
+    previous_mode = _mode_of(path)
     temp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -93,7 +98,7 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
             data(temp)
         with open(temp, "rb+") as stream:
             os.fsync(stream.fileno())
-        os.chmod(temp, DEFAULT_FILE_MODE & ~_current_umask())
+        os.chmod(temp, DEFAULT_FILE_MODE & ~_current_umask() if previous_mode is None else previous_mode)
         os.replace(temp, path)
         temp = None
     except OSError as error:
@@ -111,6 +116,41 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
     return path
 
 
+def _standard_stream(path: Path) -> int | None:
+    """1 or 2 if ``path`` (after its symlinks) is this process's standard output or error, else None."""
+    try:
+        target = os.stat(path)
+    except OSError:
+        return None
+    for fd in (1, 2):
+        try:
+            stream = os.fstat(fd)
+        except OSError:
+            continue
+        if (stream.st_dev, stream.st_ino) == (target.st_dev, target.st_ino):
+            return fd
+    return None
+
+
+def _link_target(path: Path) -> Path:
+    """The file a symlink leads to (which may not exist yet); `FileWriteError` for a loop."""
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:
+        return Path(os.path.realpath(path))
+    except OSError as error:
+        raise FileWriteError(errno.ELOOP, f"cannot write {path}: its symlinks form a loop") from error
+
+
+def _mode_of(path: Path) -> int | None:
+    """The permission bits of an existing regular file (kept when it is replaced), or None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
+
+
 def _is_special(path: Path) -> bool:
     """Whether ``path`` (after its symlinks) exists and is not a regular file or a folder."""
     try:
@@ -120,8 +160,9 @@ def _is_special(path: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def _write_through(path: Path, data: bytes | str | Callable[[Path], None]) -> Path:
-    """Write ``data`` into an existing device, FIFO or stream in place (the `write_atomically` of non-files)."""
+def _write_through(path: Path, data: bytes | str | Callable[[Path], None], stream_fd: int | None = None) -> Path:
+    """Write ``data`` into an existing device or FIFO in place, or to standard stream ``stream_fd`` (appending
+    where it is a file): the `write_atomically` of what is not a plain file to replace."""
     temp = None
     try:
         if callable(data):
@@ -132,13 +173,27 @@ def _write_through(path: Path, data: bytes | str | Callable[[Path], None]) -> Pa
             data = temp.read_bytes()
         if isinstance(data, str):
             data = data.encode("utf-8")
-        with open(path, "wb", buffering=0) as stream:
-            view = memoryview(data)
+        view = memoryview(data)
+        if stream_fd is not None:
+            import sys
+
+            for stream in (sys.stdout, sys.stderr):  # what Python printed before comes first
+                try:
+                    stream.flush()
+                except (OSError, ValueError, AttributeError):
+                    pass
             while view:
-                written = stream.write(view)
-                view = view[written or len(view):]
+                view = view[os.write(stream_fd, view):]
+        else:
+            with open(path, "wb", buffering=0) as device:
+                while view:
+                    written = device.write(view)
+                    view = view[written or len(view):]
     except OSError as error:
         raise FileWriteError(error.errno, f"cannot write {path}: {describe_os_error(error)}") from error
+    except RuntimeError as error:  # a writer function's own failure (torch.save, ...)
+        raise FileWriteError(errno.EIO, f"cannot write {path}: the writer failed "
+                                        f"({str(error).splitlines()[0][:120]})") from error
     finally:
         if temp is not None:
             try:
@@ -161,12 +216,14 @@ def check_writable(path: str | Path, folder: bool = False) -> Path:
         raise FileWriteError(errno.ENOTDIR, f"cannot write into {path}: it is a file, not a folder")
     if not folder and path.is_dir():
         raise FileWriteError(errno.EISDIR, f"cannot write {path}: it is a folder")
-    if not folder and _is_special(path):
+    if not folder and (_standard_stream(path) is not None or _is_special(path)):
         if not os.access(path, os.W_OK):
             raise FileWriteError(errno.EACCES, f"cannot write {path}: permission denied")
         return path
-    if not folder and path.is_symlink():
-        path = Path(os.path.realpath(path))
+    if path.is_symlink():
+        if folder and not path.exists():
+            raise FileWriteError(errno.ENOENT, f"cannot write into {path}: it is a symlink to a missing folder")
+        path = _link_target(path)
     existing = path if folder and path.is_dir() else path.parent
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent

@@ -116,3 +116,42 @@ def test_a_command_writes_its_json_through_a_device(tmp_path):
     null = _made_device(tmp_path, "null", NULL_MINOR)
     assert main(["--players", "random", "greedy", "--games", "4", "--json", str(null)]) in (0, None)
     assert stat.S_ISCHR(os.stat(null).st_mode), "the device is still a character device"
+
+
+def test_standard_output_is_written_to_not_replaced_when_it_is_a_file(tmp_path):
+    """``--json /dev/stdout >> log`` appends to the log; it never replaces the log with the JSON alone."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "log.txt"
+    log.write_text("kept\n")
+    code = ("print('before', flush=True)\nfrom rouba_env.files import write_atomically\n"
+            "write_atomically('/dev/stdout', '{}\\n')\nprint('after')")
+    with log.open("a") as stream:
+        subprocess.run([sys.executable, "-c", code], stdout=stream, check=True, timeout=120)
+    assert log.read_text() == "kept\nbefore\n{}\nafter\n"
+
+
+def test_a_symlink_loop_is_a_clear_error(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(FileWriteError, match="symlinks form a loop"):
+        write_atomically(tmp_path / "a", b"x")
+    assert (tmp_path / "a").is_symlink()
+
+
+def test_a_linked_files_permissions_are_kept(tmp_path):
+    real = tmp_path / "secret.json"
+    real.write_bytes(b"old")
+    os.chmod(real, 0o600)
+    (tmp_path / "link").symlink_to(real)
+    write_atomically(tmp_path / "link", b"new")
+    assert stat.S_IMODE(real.stat().st_mode) == 0o600 and real.read_bytes() == b"new"
+
+
+def test_a_symlink_to_a_missing_folder_is_refused_before_work(tmp_path):
+    from rouba_env.files import check_writable
+
+    (tmp_path / "out").symlink_to(tmp_path / "missing")
+    with pytest.raises(FileWriteError, match="symlink to a missing folder"):
+        check_writable(tmp_path / "out", folder=True)

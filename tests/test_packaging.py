@@ -63,6 +63,12 @@ def test_the_wheel_in_a_fresh_venv(tmp_path):
     game = subprocess.run([str(bin_dir / "rouba-play"), "--opponents", "checkpoint:2p", "--seed", "1"],
                           input="1\n" * 40, capture_output=True, text=True, cwd=elsewhere, timeout=300)
     assert game.returncode == 0 and "cards" in game.stdout, game.stderr
+    for command in ("rouba-exploitability", "rouba-benchmark", "rouba-evaluate"):  # every package installed
+        helped = subprocess.run([str(bin_dir / command), "--help"], capture_output=True, text=True, cwd=elsewhere)
+        assert helped.returncode == 0 and "usage" in helped.stdout, (command, helped.stderr[-2000:])
+    solver = subprocess.run([str(python), "-c", "import rouba_env.solve.game_tree, rouba_env.beliefs"],
+                            capture_output=True, text=True, cwd=elsewhere)
+    assert solver.returncode == 0, solver.stderr
     train = subprocess.run([str(bin_dir / "rouba-train")], capture_output=True, text=True, cwd=elsewhere)
     assert train.returncode == 2 and "pip install 'torch>=2.2'" in train.stderr and '-e ".[train]"' in train.stderr
 
@@ -97,6 +103,16 @@ def test_the_sdist_holds_what_a_clone_has(tmp_path):
                    "checkpoints/2p/model.safetensors", "tests/test_table.py", "tests/golden/golden.json"):
         assert wanted in names, wanted
     assert not any("__pycache__" in name for name in names)
+
+
+def test_every_package_folder_is_in_the_wheels_list():
+    """A new folder with an ``__init__.py`` must join pyproject's ``packages``, or the wheel leaves it out."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "rouba_env").rglob("__init__.py")}
+    folders |= {"rouba_training" for _ in (ROOT / "training").glob("__init__.py")}
+    assert folders - listed == set()
 
 
 def test_the_metadata_names_its_authors():

@@ -95,7 +95,8 @@ class HandPrediction(LossTerm):
     """Squared error of the hand head's guesses of every hidden card (an auxiliary task)."""
 
     def value(self, batch: Minibatch) -> torch.Tensor:
-        assert batch.hands is not None and batch.hidden is not None
+        if batch.hands is None or batch.hidden is None:
+            raise ValueError("the hand term needs a network with a hand head and the batch's hidden cards")
         return ((batch.hands - batch.hidden) ** 2).mean()
 
 
@@ -107,7 +108,8 @@ class KLToReference(LossTerm):
     reference: torch.Tensor | None = None
 
     def value(self, batch: Minibatch) -> torch.Tensor:
-        assert self.reference is not None
+        if self.reference is None:
+            raise ValueError(f"the {self.name} term needs its reference policy's log-probabilities")
         return kl_over_legal(batch.log_probs, self.reference[batch.rows], batch.legal).mean()
 
 
@@ -135,5 +137,6 @@ def total_loss(terms: list[LossTerm], batch: Minibatch) -> tuple[torch.Tensor, d
         total = weighted if total is None else total + weighted
         stats[term.name] = value.item()
         stats.update(term.statistics())
-    assert total is not None
+    if total is None:
+        raise ValueError("a loss needs at least one term")
     return total, stats

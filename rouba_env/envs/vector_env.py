@@ -114,6 +114,9 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
                              "'rgb_array' (frames) or 'ansi' (texts), or vectorization_mode='sync'")
         check_choice("render_mode", render_mode, VECTOR_RENDER_MODES)
         self.render_mode = render_mode
+        if render_mode is None and render_games is not None:
+            raise ValueError("render_games picks the games render() shows: it needs a render_mode "
+                             "('rgb_array' or 'ansi')")
         self.render_games = _render_games(render_games, self.num_envs)
         self.metadata = {"autoreset_mode": self.autoreset_mode, "render_modes": [m for m in VECTOR_RENDER_MODES if m],
                          "render_fps": RENDER_FPS}
@@ -371,8 +374,8 @@ def _render_games(games, num_envs: int) -> list[int]:
     if isinstance(games, (str, bytes)) or not isinstance(games, (Sequence, np.ndarray)):
         raise ValueError(f"render_games must be None, a count or a list of game indices, got {games!r}")
     chosen = list(games)
-    if not chosen or any(not is_int(g) or not 0 <= g < num_envs for g in chosen):
-        raise ValueError(f"render_games must list game indices in 0..{num_envs - 1}, got {games!r}")
+    if not chosen or any(not is_int(g) or not 0 <= g < num_envs for g in chosen) or len(set(chosen)) < len(chosen):
+        raise ValueError(f"render_games must list distinct game indices in 0..{num_envs - 1}, got {games!r}")
     return [int(g) for g in chosen]
 
 

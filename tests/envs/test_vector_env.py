@@ -331,7 +331,9 @@ def test_ansi_rendering_and_the_first_games():
     ({"render_mode": "human"}, r"render_mode 'human' opens no window per game.*vectorization_mode='sync'"),
     ({"render_mode": "rgb", }, r"render_mode"),
     ({"render_mode": "ansi", "render_games": 5}, r"render_games must be an int in 1\.\.4, got 5"),
-    ({"render_mode": "ansi", "render_games": [0, 4]}, r"render_games must list game indices in 0\.\.3"),
+    ({"render_mode": "ansi", "render_games": [0, 4]}, r"render_games must list distinct game indices in 0\.\.3"),
+    ({"render_mode": "ansi", "render_games": [1, 1]}, r"render_games must list distinct game indices"),
+    ({"render_games": 2}, r"render_games picks the games render\(\) shows: it needs a render_mode"),
     ({"render_mode": "ansi", "render_games": "all"}, r"render_games must be None, a count or a list"),
 ])
 def test_bad_render_settings_are_refused(kwargs, error):
