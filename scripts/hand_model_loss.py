@@ -4,11 +4,11 @@
     python scripts/hand_model_loss.py --run-dir scripts/results/runs/try3_hand --games 200
 
 A run trained with ``--hand-coef`` has a head that predicts, per rank, how many cards each other seat
-holds. Read as a distribution over the rank of each card in the opponent's hand (the predicted counts,
+holds; it ships beside the policy (``policy/hand_head.safetensors``), which is all this script reads. Read as a distribution over the rank of each card in the opponent's hand (the predicted counts,
 clipped at zero and normalized over the ranks still unseen), its log-loss on the true cards is compared
 with card counting's (each unseen card equally likely). Positions come from games of the run's network
 against ``heuristic`` on seeds the trainer never dealt (two players, standard rules); both seats'
-views count. Needs torch (the head is not in the numpy checkpoint). Writes ``--json``.
+views count. Needs no torch: the numpy network plays and predicts. Writes ``--json``.
 """
 
 from __future__ import annotations
@@ -18,18 +18,14 @@ import json
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.files import write_atomically
 from rouba_env.players.move_values import unseen_counts
 from rouba_env.players.network import HAND_SMOOTHING, hand_distribution, load_policy
 from rouba_env.players.registry import make_policy
-from rouba_env.rules.config import preset
 from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.table import Table
-from rouba_training.network import make_network
 
 HELD_OUT_SEED = 10**9
 """Deals far from the trainer's (it deals from small seeds)."""
@@ -37,22 +33,17 @@ HELD_OUT_SEED = 10**9
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--run-dir", type=Path, required=True, help="a run trained with --hand-coef > 0")
+    parser.add_argument("--run-dir", type=Path, required=True,
+                        help="a run trained with --hand-coef > 0 (its policy/ folder holds the hand head)")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--json", type=Path, default=Path("scripts/results/hand_model_loss.json"))
     args = parser.parse_args(argv)
-    saved = torch.load(args.run_dir / "checkpoint.pt", weights_only=True)
-    config = saved["config"]
-    if not config.get("hand_coef"):
-        parser.error(f"{args.run_dir} was trained without a hand head (--hand-coef)")
-    rules = preset(config["rules"])
+    network = load_policy(args.run_dir / "policy")
+    if network.hand_head is None:
+        parser.error(f"{args.run_dir / 'policy'} has no hand head (train with --hand-coef)")
+    rules = network.rules
     encoder = ObservationEncoder(rules)
-    network = make_network(config["architecture"], encoder.size, ActionEncoding(rules).size,
-                           tuple(config["hidden_sizes"]), rules.num_players, config["critic"], encoder.hidden_size, True)
-    network.load_state_dict(saved["network"])
-    network.eval()
-    actor = network.actor if hasattr(network, "actor") else network
-    players = [load_policy(args.run_dir / "policy"), make_policy("heuristic", rules)]
+    players = [network, make_policy("heuristic", rules)]
     rng = np.random.default_rng(HELD_OUT_SEED)
     observations, hidden = [], []
     for game in range(args.games):
@@ -67,9 +58,7 @@ def main(argv=None) -> int:
             table.play(order[seat].act(obs, mask, rng), "player")
     obs = np.array(observations, np.float32)
     truth = np.array(hidden, np.float32).reshape(len(obs), -1, NUM_RANK_SLOTS)[:, 1]  # the opponent's hand
-    with torch.no_grad():
-        _, _, predicted = actor.forward_with_hands(torch.from_numpy(obs))
-    predicted = predicted.numpy().reshape(len(obs), -1, NUM_RANK_SLOTS)[:, 1]
+    predicted = network.predicted_hidden(obs)[:, 1]
     natural, jokers = unseen_counts(encoder.decode(obs), rules)
     unseen = np.concatenate([natural, jokers[:, None]], axis=1).astype(np.float64)
     holding = truth.sum(axis=1) > 0  # positions where the opponent holds cards (then some are unseen)
