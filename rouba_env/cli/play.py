@@ -66,8 +66,8 @@ def ask(prompt: str) -> str | None:
         return None
 
 
-def choose_move(state) -> engine.Move | None:
-    moves = engine.legal_moves(state)
+def choose_move(state, moves: "list[engine.Move]") -> engine.Move | None:
+    """The player's pick among ``moves`` (the legal moves of the seat to act), or None to quit."""
     print("\nyour moves:")
     for number, move in enumerate(moves, start=1):
         print(f"  {number:>2}. {describe_move(state, move)}")
@@ -140,7 +140,7 @@ def play_out(table: Table, rng: np.random.Generator, you: int, names: dict) -> i
             break
         state = table.require_started("playing")
         print("\n" + render_text(state, viewer=you))
-        move = choose_move(state)
+        move = choose_move(state, [table.actions.decode(action) for action in table.legal_actions()])
         if move is None:
             print("bye!")
             return 0

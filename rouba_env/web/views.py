@@ -56,7 +56,7 @@ def move_json(state: engine.GameState, move: engine.Move, encoding: ActionEncodi
 def legal_groups(state: engine.GameState, encoding: ActionEncoding) -> list[dict]:
     """Legal moves of the seat to act grouped by the hand card played, in rank order (jokers last)."""
     groups: dict[int, dict] = {}
-    for move in engine.legal_moves(state):
+    for move in map(encoding.decode, encoding.legal_actions(state)):  # the rules core's legal moves
         card_rank = JOKER_RANK if move.kind >= engine.JOKER_KIND_OFFSET else move.kind
         group = groups.setdefault(card_rank, {"rank": card_rank, "rank_name": rank_name(card_rank), "moves": []})
         group["moves"].append(move_json(state, move, encoding))

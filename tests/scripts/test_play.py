@@ -63,11 +63,13 @@ def test_ctrl_c_at_the_prompt_stops_cleanly_with_status_130():
 def test_a_single_legal_move_is_played_without_asking(capsys, monkeypatch):
     from rouba_env.cli.play import choose_move
     from rouba_env.rules.config import RulesConfig
-    from rouba_env.rules.engine import legal_moves
+    from rouba_env.encoding.actions import ActionEncoding
     from tests.rules.scenario import make_state
 
     state = make_state(RulesConfig(num_players=2), hands=["7", "2"], table="", deck="", current=0)
-    assert len(legal_moves(state)) == 1
+    encoding = ActionEncoding(state.config)
+    moves = [encoding.decode(action) for action in encoding.legal_actions(state)]
+    assert len(moves) == 1
     monkeypatch.setattr("builtins.input", lambda prompt: pytest.fail("asked although nothing is to choose"))
-    assert choose_move(state) == legal_moves(state)[0]
+    assert choose_move(state, moves) == moves[0]
     assert "only one legal move: playing it" in capsys.readouterr().out
