@@ -79,3 +79,14 @@ def test_a_vote_of_one_network_with_itself_plays_as_that_network(tmp_path):
     refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "ensemble_strength.py"), "--networks", "2p"],
                              capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert refused.returncode == 2 and "at least two checkpoints" in refused.stderr
+
+
+def test_ab_train_speed_times_the_default_recipe():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "ab_train_speed.py"), "--steps", "3000",
+                             "--warmup-steps", "500", "--repeats", "1", "--num-envs", "32"], capture_output=True, text=True,
+                            timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "learner steps/s" in result.stdout and "tree:" in result.stdout
+    refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "ab_train_speed.py"), "--repeats", "0"],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert refused.returncode == 2 and "--repeats must be at least 1, got 0" in refused.stderr
