@@ -40,7 +40,7 @@ except ImportError as error:  # pragma: no cover (the extra's message)
     raise ImportError(f"rouba_env.openspiel needs the openspiel extra ({error.name} is missing): "
                       f"{install_hint('openspiel')}") from error
 
-from rouba_env.checks import check_int, check_number, is_int, shown
+from rouba_env.checks import check_number, is_int, shown
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.beliefs import HiddenCardSampler

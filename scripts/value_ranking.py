@@ -26,7 +26,6 @@ import numpy as np
 
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
-from rouba_env.rules import engine
 from rouba_env.rules.config import preset
 from rouba_env.table import Table
 
