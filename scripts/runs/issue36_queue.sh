@@ -15,6 +15,9 @@ declare -A ROWS=(
   [mini_ema_play]="--rules mini --total-steps 1000000 --eval-interval 20 $SELF_PLAY --ent-coef 0.01 --num-envs 256 --weight-average 0.99 --play-average"
   # mini: eight times as many updates as row (12)'s mini run
   [mini_ent01_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0.01 --num-envs 128"
+  # mini: the same, seeds 2 and 3
+  [mini_ent01_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0.01 --num-envs 128 --seed 2"
+  [mini_ent01_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0.01 --num-envs 128 --seed 3"
   # small, row (12) without every seat: which of the two changes did it
   [small_ent05_one_seat]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0.05 --every-seat off"
   # small, row (12) with the old entropy weight
@@ -23,7 +26,7 @@ declare -A ROWS=(
   [small_magnet_ema]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
 )
 ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_seat_ent01 small_magnet_ema
-       mini_ema_play mini_ent01_env128)
+       mini_ema_play mini_ent01_env128 mini_ent01_env128_seed2 mini_ent01_env128_seed3)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
