@@ -15,7 +15,6 @@ TO_BE_RESUMED = {
     "small_every_seat_ent05_seed2": "issue 36: its second seed, likewise",
     "small_every_seat_ent05_seed3": "issue 36: its third seed, likewise",
     "mini_every_seat_ent0.05": "issue 36: stopped at 522k of 1M steps",
-    "small_every_seat_ent01": "issue 36: row (12) with entropy 0.01, stopped on the way to 3M steps",
 }
 """Run folders whose ``checkpoint.pt`` stays in git because the run is to be carried on with --resume."""
 
