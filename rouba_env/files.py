@@ -108,12 +108,17 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[Path], None
         reason = "the disk is full" if full else f"the writer failed ({str(error).splitlines()[0][:120]})"
         raise FileWriteError(errno.ENOSPC if full else errno.EIO, f"cannot write {path}: {reason}") from error
     finally:
-        if temp is not None:
-            try:
-                temp.unlink()
-            except OSError:
-                pass
+        _remove_quietly(temp)
     return path
+
+
+def _remove_quietly(temp: Path | None) -> None:
+    """Delete a temporary file that a failed or finished write left, if any; a failure to delete is ignored."""
+    if temp is not None:
+        try:
+            temp.unlink()
+        except OSError:
+            pass
 
 
 def _standard_stream(path: Path) -> int | None:
@@ -195,11 +200,7 @@ def _write_through(path: Path, data: bytes | str | Callable[[Path], None], strea
         raise FileWriteError(errno.EIO, f"cannot write {path}: the writer failed "
                                         f"({str(error).splitlines()[0][:120]})") from error
     finally:
-        if temp is not None:
-            try:
-                temp.unlink()
-            except OSError:
-                pass
+        _remove_quietly(temp)
     return path
 
 
