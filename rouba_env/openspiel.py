@@ -9,10 +9,10 @@ the preset, ``ranks`` (1..13), ``suits`` (1..4), ``hand_size`` (0 keeps the pres
 * Chance: the game starts with one chance node per card, each choosing which
   of the remaining cards comes next in the shuffled deck (outcomes are the
   cards' positions in `RulesConfig.unshuffled_deck`); the deal then follows the rules, as
-  `rouba_env.rules.engine.deal_from_deck` does.
-* Players' actions are the project's action indices (`ActionEncoding`), the
-  rules are the reference engine's, legality comes from the same `Table`
-  decision (`engine.legal_moves`).
+  `rouba_env.rules.engine.deal_from_deck` does (the rules core's deal).
+* Players' actions are the project's action indices (`ActionEncoding`); the
+  moves are played, and their legality decided, by the rules core on the
+  state's `rouba_env.rules.engine.Position`, as at every `Table`.
 * Returns: the margin reward (own pile minus the others' mean, over the cards
   in play): zero-sum at every table size.
 * Observations: the project's observation vector (`ObservationEncoder`) as the
@@ -188,7 +188,7 @@ def replay_history(game: "RoubaMonteGame", actions: list[int]) -> "RoubaMonteSta
 
 
 class RoubaMonteState(pyspiel.State):
-    """A position: the deck's order chosen so far by chance, then the reference engine's `GameState`."""
+    """A position: the deck's order chosen so far by chance, then the game on the rules core (`position`)."""
 
     def __init__(self, game: RoubaMonteGame, engine_state: engine.GameState | None = None,
                  moves: list[tuple[int, int]] | None = None, setup: GameSetup | None = None,
@@ -199,6 +199,9 @@ class RoubaMonteState(pyspiel.State):
         self.game_object = game
         self.order: list[int] = []
         """Positions in the unshuffled deck chosen by the chance nodes, in deck order."""
+        self.position: engine.Position | None = None
+        """The game on the rules core once dealt (None at a chance node): what moves are played on."""
+        self._engine_state: engine.GameState | None = None
         self.engine_state = engine_state
         self.moves = list(moves or [])
         """(seat, action) of every move: the public history."""
@@ -207,19 +210,31 @@ class RoubaMonteState(pyspiel.State):
         self.resampled = False
         """True for a world drawn by `resample_from_infostate` (and its clones): it has no chance history."""
 
+    @property
+    def engine_state(self) -> engine.GameState | None:
+        """The game as a card-level `GameState` (None at a chance node), read from `position` when asked."""
+        if self._engine_state is None and self.position is not None:
+            self._engine_state = self.position.state()
+        return self._engine_state
+
+    @engine_state.setter
+    def engine_state(self, state: engine.GameState | None) -> None:
+        self._engine_state = state
+        self.position = None if state is None else engine.Position.of(state)
+
     # -- OpenSpiel API ---------------------------------------------------
 
     def current_player(self) -> int:
-        if self.engine_state is None:
+        if self.position is None:
             return pyspiel.PlayerId.CHANCE
-        if engine.is_terminal(self.engine_state):
+        if engine.is_terminal(self.position):
             return pyspiel.PlayerId.TERMINAL
-        return self.engine_state.current
+        return self.position.current
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self.engine_state is None:
+        if self.position is None:
             raise ValueError("a chance node has no player actions")
-        return sorted(self.game_.actions.legal_actions(self.engine_state))
+        return self.game_.actions.legal_actions(self.position)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         remaining = sorted(set(range(len(self.game_.deck))) - set(self.order))
@@ -228,7 +243,8 @@ class RoubaMonteState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         if is_int(action):
             action = int(action)
-        if self.engine_state is None:
+        position = self.position
+        if position is None:
             remaining = len(self.game_.deck) - len(self.order)
             if not is_int(action) or not 0 <= action < len(self.game_.deck) or action in self.order:
                 raise ValueError(f"chance outcome {shown(action)} is not legal: the deck's next card is one of the "
@@ -236,17 +252,19 @@ class RoubaMonteState(pyspiel.State):
             self.order.append(action)
             if len(self.order) == len(self.game_.deck):
                 deck = [self.game_.deck[position] for position in self.order]
-                self.engine_state = engine.deal_from_deck(self.game_.rules, deck)
-                self.laid = tuple(sorted(rank_of(card) for card in self.engine_state.table))
+                self.position = engine.Position.deal(self.game_.rules, deck)
+                self._engine_state = self.position.state()
+                self.laid = tuple(sorted(rank_of(card) for card in self._engine_state.table))
             return
-        if engine.is_terminal(self.engine_state):
+        if engine.is_terminal(position):
             raise ValueError(f"action {shown(action)}: the game is over")
-        legal = self._legal_actions(self.engine_state.current)
+        legal = self._legal_actions(position.current)
         if not is_int(action) or action not in legal:
-            raise ValueError(f"action {shown(action)} is not legal for player {self.engine_state.current}; "
+            raise ValueError(f"action {shown(action)} is not legal for player {position.current}; "
                              f"legal actions: {legal}")
-        seat = self.engine_state.current
-        engine.play_move(self.engine_state, self.game_.actions.decode(action))
+        seat = position.current
+        position.play(self.game_.actions.decode(action))
+        self._engine_state = None
         self.moves.append((seat, action))
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -257,7 +275,7 @@ class RoubaMonteState(pyspiel.State):
             if self.engine_state is not None and not engine.is_terminal(self.engine_state) else f"p{player} {action}"
 
     def is_terminal(self) -> bool:
-        return self.engine_state is not None and engine.is_terminal(self.engine_state)
+        return self.position is not None and engine.is_terminal(self.position)
 
     def returns(self) -> list[float]:
         if not self.is_terminal():

@@ -36,8 +36,8 @@ from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
 from rouba_env.encoding.observation import ObservationEncoder, observation_params
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.core import STATE_FIELDS, TALK_PLAYED, GameArrays, deck_arrays
-from rouba_env.rules.engine import GameState
+from rouba_env.rules.core import STATE_FIELDS, GameArrays, deck_arrays
+from rouba_env.rules.engine import GameState, read_state
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD, check_reward_mode
 from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
 
@@ -386,22 +386,7 @@ class VectorGame:
         if not self._started:
             raise RuntimeError("call reset() (or deal()) before position()")
         b = check_int("slot", slot, 0, self.batch_size - 1)
-        a, n = self.arrays, self.num_players
-        last = a.last_move[b].tolist()
-        return GameState(
-            config=self.config,
-            hands=[a.hand_cards[b, seat, :a.hand_count[b, seat]].tolist() for seat in range(n)],
-            table=a.table_cards[b, :a.table_len[b]].tolist(),
-            piles=[a.pile_cards[b, seat, :a.pile[b, seat]].tolist() for seat in range(n)],
-            pile_tops=a.top[b].tolist(),
-            deck=a.deck_cards[b, :a.deck_len[b]].tolist(),
-            current=int(self.current[b]),
-            last_capturer=int(a.last_capturer[b]),
-            turn=int(a.turn[b]),
-            last_move=None if last[0] == engine.NO_SEAT else (last[0], engine.MOVES[last[1]][last[2]], last[3]),
-            passed=a.talk[b, :, :TALK_PLAYED].tolist(),
-            played=a.talk[b, :, TALK_PLAYED:].tolist(),
-        )
+        return read_state(self.config, self.arrays.views(self.arrays.buffer), self.current, b)
 
     def observe_one(self, slot: int, seat: int) -> np.ndarray:
         """float32[D]: slot ``slot`` seen from absolute seat ``seat`` (ints the caller has checked)."""

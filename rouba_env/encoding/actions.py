@@ -18,13 +18,12 @@ same for every variant: actions a variant cannot produce are simply masked.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from rouba_env.checks import is_int
 from rouba_env.rules.cards import RANK_NAMES
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
-from rouba_env.rules.core import OnePosition, game_of, legal_moves, move_at, move_index, rules_of
+from rouba_env.rules.core import OnePosition, move_at, move_index
 from rouba_env.rules.engine import (
     JOKER_KIND_OFFSET,
     NUM_KINDS,
@@ -34,6 +33,8 @@ from rouba_env.rules.engine import (
     TARGET_TABLE_JOKER,
     GameState,
     Move,
+    Position,
+    legal_mask,
     pile_seat,
     rank_counts,
     shown_rank,
@@ -58,11 +59,6 @@ action_index = move_index
 """The action index of a move: ``kind * num_targets + target`` (the rules core's move table index)."""
 action_move = move_at
 """(kind, target) of an action index: the inverse of `action_index`."""
-
-
-@numba.njit(cache=True, nogil=True)
-def _legal_mask(p, buffer, current, out):
-    legal_moves(rules_of(p), game_of(p, buffer, current), 0, out)
 
 
 class ActionEncoding:
@@ -119,16 +115,19 @@ class ActionEncoding:
             )
         return Move(kind, target)
 
-    def legal_actions(self, state: GameState) -> list[int]:
+    def legal_actions(self, state: GameState | Position) -> list[int]:
         """The legal action indices of the seat to act in ``state``, in increasing order."""
         return np.flatnonzero(self.mask(state)).tolist()
 
-    def mask(self, state: GameState, seat: int | None = None) -> np.ndarray:
+    def mask(self, state: GameState | Position, seat: int | None = None) -> np.ndarray:
         """int8 mask of legal actions for ``seat`` (all zero when it is not that seat's turn): the rules core's
-        `legal_moves` on a one-slot game holding ``state``."""
+        `legal_moves` on a one-slot game holding ``state`` (a `Position` where it lies)."""
         mask = np.zeros(self.size, dtype=np.int8)
         if seat is None or seat == state.current:
-            self._position.run(state, _legal_mask, mask)
+            if isinstance(state, Position):
+                self._position.run_on(state.buffer, state.seat, legal_mask, mask)
+            else:
+                self._position.run(state, legal_mask, mask)
         return mask
 
     def describe(self, state: GameState, action: int | Move) -> str:

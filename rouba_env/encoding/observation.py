@@ -53,7 +53,7 @@ from rouba_env.encoding.actions import resolve_max_players
 from rouba_env.rules.cards import NUM_RANKS
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.core import CORE_PARAMS, TALK_PLAYED, TARGET_PILE_OFFSET, Game, OnePosition, Rules, game_of, rules_of
-from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, rank_counts
+from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, Position, rank_counts
 
 OBSERVATION_VERSION = 2
 """Bumped whenever the layout below changes; checkpoints record it. Version 2 appended the table talk
@@ -308,12 +308,16 @@ class ObservationEncoder:
                                      observation_params(self.max_players))
         """The one-slot game that `encode` and `hidden` load a `GameState` into."""
 
-    def _write(self, kernel, state: GameState, seat, out: np.ndarray) -> np.ndarray:
-        """``kernel`` (`_observe` or `_hide`) of ``seat`` on a one-slot game holding ``state``, into ``out``."""
+    def _write(self, kernel, state: GameState | Position, seat, out: np.ndarray) -> np.ndarray:
+        """``kernel`` (`_observe` or `_hide`) of ``seat`` on a one-slot game holding ``state`` (a `Position`
+        where it lies), into ``out``."""
         n = self.config.num_players
         if not is_int(seat) or not 0 <= seat < n:
             raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
-        self._position.run(state, kernel, int(seat), out)
+        if isinstance(state, Position):
+            self._position.run_on(state.buffer, state.seat, kernel, int(seat), out)
+        else:
+            self._position.run(state, kernel, int(seat), out)
         return out
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -346,7 +350,7 @@ class ObservationEncoder:
                     f"{', a whole number' if self.whole[entry] else ''})")
         return None
 
-    def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    def encode(self, state: GameState | Position, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Observation of ``seat`` (absolute) in ``state``; written into ``out`` if given.
 
         The rules core's `write_observation`, on a one-slot game loaded from ``state``: the same code as

@@ -16,8 +16,8 @@ from rouba_env.beliefs import HiddenCardSampler, WorldsOutOfReach, determinize
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import GameState, Move
-from rouba_env.rules.scoring import margin_rewards, outcome_rewards, scores
+from rouba_env.rules.engine import GameState, Move, Position
+from rouba_env.rules.scoring import margin_rewards, outcome_rewards
 
 if TYPE_CHECKING:  # loaded lazily: only a spec that names a checkpoint needs the network code
     from rouba_env.players.network import NetworkPolicy
@@ -75,26 +75,25 @@ def solve_two_player(
 ) -> dict[Move, float] | None:
     """Exact values (`seat_value` for ``seat``) of every legal move in ``state``, by alpha-beta minimax.
 
-    Plays on the reference engine (`engine.legal_moves`, `engine.apply_move`),
-    trying moves in `engine.legal_moves` order. Meant for a two-player game
-    with nothing hidden that matters (deck empty: the opponent holds exactly
-    the unseen cards). None when the search would visit more than
+    Plays on the rules core (`engine.Position`: each child a copy and one compiled move), trying moves
+    in `engine.legal_moves` order. Meant for a two-player game with nothing hidden that matters (deck
+    empty: the opponent holds exactly the unseen cards). None when the search would visit more than
     ``node_limit`` positions (the root's children count, the root does not).
     """
     total = state.config.total_cards
     visited = 0
 
-    def minimax(position: GameState, alpha: float, beta: float) -> float:
+    def minimax(position: Position, alpha: float, beta: float) -> float:
         nonlocal visited
         visited += 1
         if visited > node_limit:
             raise SearchBudgetExceeded
         if engine.is_terminal(position):
-            return seat_value(scores(position), seat, margin_weight, total)
+            return seat_value(position.points(), seat, margin_weight, total)
         maximizing = position.current == seat
         best = -np.inf if maximizing else np.inf
-        for move in engine.legal_moves(position):
-            value = minimax(engine.apply_move(position, move), alpha, beta)
+        for move in position.legal_moves():
+            value = minimax(position.child(move), alpha, beta)
             if maximizing:
                 best = max(best, value)
                 alpha = max(alpha, value)
@@ -106,9 +105,10 @@ def solve_two_player(
         return best
 
     values = {}
+    root = Position.of(state)
     try:
-        for move in engine.legal_moves(state):
-            values[move] = minimax(engine.apply_move(state, move), -np.inf, np.inf)
+        for move in root.legal_moves():
+            values[move] = minimax(root.child(move), -np.inf, np.inf)
     except SearchBudgetExceeded:
         return None
     return values
@@ -379,8 +379,9 @@ class ExpertPolicy(BasePolicy):
         for chance, world in self._worlds(obs):
             # The candidates' rollouts are independent games: every combination of their lines is a kind.
             joint: dict[tuple[float, ...], float] = {(): chance}
+            root = Position.of(world)
             for move in moves:
-                lines = self._rollout_values(engine.apply_move(world, move), seat)
+                lines = self._rollout_values(root.child(move), seat)
                 joint = {(*values, value): share * line for values, share in joint.items()
                          for value, line in lines.items()}
             for values, share in joint.items():
@@ -409,7 +410,7 @@ class ExpertPolicy(BasePolicy):
         except WorldsOutOfReach as error:
             raise ProbabilitiesOutOfReach(f"expert: {error}") from None
 
-    def _rollout_values(self, state: GameState, seat: int) -> dict[float, float]:
+    def _rollout_values(self, state: Position, seat: int) -> dict[float, float]:
         """{`seat_value` for ``seat``: chance} of the rollout player's play from ``state`` to the end."""
         probabilities_of = getattr(self.rollout_policy, PROBABILITIES_METHOD, None)
         if probabilities_of is None:
@@ -425,14 +426,14 @@ class ExpertPolicy(BasePolicy):
                 raise ProbabilitiesOutOfReach(f"expert: the rollouts reach more than {EXACT_ROLLOUT_POSITIONS:,} "
                                               f"positions, more than exact enumeration takes")
             if engine.is_terminal(position):
-                value = seat_value(scores(position), seat, self.margin_weight, self.rules.total_cards)
+                value = seat_value(position.points(), seat, self.margin_weight, self.rules.total_cards)
                 lines[value] = lines.get(value, 0.0) + chance
                 continue
             obs = self.rollout_policy.encoder.encode(position, position.current)
             mask = self._rollout_actions.mask(position)
             probabilities = probabilities_of(obs[None, :], mask[None, :])[0]
             for action in np.flatnonzero(probabilities):
-                child = engine.apply_move(position, self._rollout_actions.decode(int(action)))
+                child = position.child(self._rollout_actions.decode(int(action)))
                 stack.append((child, chance * float(probabilities[action])))
         return lines
 

@@ -21,6 +21,7 @@ the encodings' `observation_starts`.
 
 from __future__ import annotations
 
+import math
 import threading
 from itertools import chain
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, cast
@@ -170,6 +171,41 @@ def slot_shapes(num_players: int, total_cards: int, hand_cards: int, tracked: in
     }
 
 
+def slot_layout(config: RulesConfig, batch: int, move_stride: int, reward: str, auto_reset: bool, track_cards: bool,
+                extra_params: Sequence[int] = ()) -> tuple[Rules, dict[str, tuple[int, ...]], np.ndarray, int]:
+    """(rules, each field's shape per slot, the parameter vector, the buffer's length) of ``batch`` slots."""
+    n, C = config.num_players, config.total_cards
+    hand_cards = max(config.hand_size, 1) if track_cards else 0
+    tracked = C if track_cards else 0
+    rules = Rules(
+        num_players=n, move_stride=move_stride, hand_size=config.hand_size, table_cards=config.table_cards,
+        take_all=config.take_all, must_capture=config.must_capture,
+        leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
+        jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
+        reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
+    shapes = slot_shapes(n, C, hand_cards, tracked)
+    offsets, start = [], 0
+    for name in STATE_FIELDS:
+        offsets.append(start)
+        start += batch * math.prod(shapes[name])
+    params = np.array([int(value) for value in rules] + [batch, n, C, hand_cards, tracked] + offsets
+                      + list(extra_params), dtype=np.int64)
+    return rules, shapes, params, start
+
+
+def blank_buffer(params: np.ndarray, size: int, batch: int) -> np.ndarray:
+    """A buffer of ``batch`` slots before any deal: everything zero but the markers of nothing (no pile top,
+    no capturer, no last move)."""
+    buffer = np.zeros(size, dtype=np.int16)
+    for name, stride in (("top", int(params[P_SEATS])), ("last_capturer", 1), ("last_move", len(LAST_MOVE_FIELDS))):
+        start = int(params[P_OFFSETS + STATE_FIELDS.index(name)])
+        if name == "last_move":
+            buffer[start:start + batch * stride:stride] = NO_SEAT
+        else:
+            buffer[start:start + batch * stride] = EMPTY_PILE if name == "top" else NO_SEAT
+    return buffer
+
+
 class GameArrays:
     """The arrays of ``batch`` slots of one rules config, as Python and compiled code share them.
 
@@ -199,52 +235,30 @@ class GameArrays:
 
     def __init__(self, config: RulesConfig, batch: int, move_stride: int, reward: str, auto_reset: bool,
                  track_cards: bool, extra_params: Sequence[int] = ()):
-        n, C = config.num_players, config.total_cards
-        hand_cards = max(config.hand_size, 1) if track_cards else 0
-        tracked = C if track_cards else 0
-        rules = Rules(
-            num_players=n, move_stride=move_stride, hand_size=config.hand_size, table_cards=config.table_cards,
-            take_all=config.take_all, must_capture=config.must_capture,
-            leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
-            jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
-            reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
-        self.shapes = slot_shapes(n, C, hand_cards, tracked)
-        offsets, start = [], 0
-        for name in STATE_FIELDS:
-            offsets.append(start)
-            start += batch * int(np.prod(self.shapes[name], dtype=np.int64))
-        self.rules = rules
+        self.rules, self.shapes, self.params, size = slot_layout(config, batch, move_stride, reward, auto_reset,
+                                                                 track_cards, extra_params)
         self.batch = batch
-        self.buffer = np.zeros(start, dtype=np.int16)
+        self.buffer = blank_buffer(self.params, size, batch)
         self.current = np.full(batch, NO_SEAT, dtype=np.int64)
-        self.params = np.array([int(value) for value in rules] + [batch, n, C, hand_cards, tracked] + offsets
-                               + list(extra_params), dtype=np.int64)
         self._bind_views()
-        self.top[:] = EMPTY_PILE
-        self.last_capturer[:] = NO_SEAT
-        self.last_move[:, 0] = NO_SEAT
 
     def _bind_views(self) -> None:
-        for index, name in enumerate(STATE_FIELDS):
-            shape = (self.batch, *self.shapes[name])
-            offset, size = int(self.params[P_OFFSETS + index]), int(np.prod(shape, dtype=np.int64))
-            setattr(self, name, self.buffer[offset:offset + size].reshape(shape))
+        for name, view in self.views(self.buffer).items():
+            setattr(self, name, view)
 
     def load(self, b: int, state: "GameState") -> None:
-        """Write a card-level `GameState` (of these rules) into slot ``b``; its cards too with ``track_cards``.
+        """Write a card-level `GameState` (of these rules) into slot ``b``; its cards too with ``track_cards``
+        (`load_slot`)."""
+        load_slot(self.params, self.buffer, self.current, b, state)
 
-        The card lists travel as one array of codes (hands, table, piles, deck) with their lengths, and
-        one compiled pass counts them into the slot.
-        """
-        lists = [*state.hands, state.table, *state.piles, state.deck]
-        cards = np.fromiter(chain.from_iterable(lists), dtype=np.int16, count=sum(map(len, lists)))
-        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        talk = np.array([passed + played for passed, played in zip(state.passed, state.played)], dtype=np.int16)
-        last = (NO_SEAT, 0, 0, 0) if state.last_move is None else (
-            state.last_move[0], state.last_move[1][0], state.last_move[1][1], state.last_move[2])
-        _load_slot(self.params, self.buffer, self.current, b, cards, lengths,
-                   np.asarray(state.pile_tops, dtype=np.int16), talk,
-                   np.array([state.current, state.last_capturer, state.turn, *last], dtype=np.int64))
+    def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
+        """Every `STATE_FIELDS` array of another buffer of this layout (a copy of ``self.buffer``), by name."""
+        views = {}
+        for index, name in enumerate(STATE_FIELDS):
+            shape = (self.batch, *self.shapes[name])
+            offset, size = int(self.params[P_OFFSETS + index]), math.prod(shape)
+            views[name] = buffer[offset:offset + size].reshape(shape)
+        return views
 
     def __getstate__(self) -> dict:
         """Pickled without the views (a pickled view would be a copy); `__setstate__` makes them again."""
@@ -253,6 +267,35 @@ class GameArrays:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._bind_views()
+
+
+def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: int, state: "GameState") -> None:
+    """Write a card-level `GameState` into slot ``b`` of a game's arrays (``params``, ``buffer``, ``current``).
+
+    The card lists travel as one array of codes (hands, table, piles, deck) with their lengths, and one
+    compiled pass counts them into the slot. A state that does not fit these rules' slot (more cards in a
+    place than it can hold) is refused before anything is written.
+    """
+    lists = [*state.hands, state.table, *state.piles, state.deck]
+    n, total = int(params[P_SEATS]), int(params[P_CARDS])
+    if len(state.hands) != n or len(state.piles) != n:
+        raise ValueError(f"the state seats {len(state.hands)} hands and {len(state.piles)} piles; these rules "
+                         f"seat {n}")
+    hand_room = int(params[P_HAND_CARDS])
+    room = {"deck": (len(state.deck), total)}
+    if int(params[P_TRACKED]):
+        room.update(hand=(max(map(len, state.hands)), hand_room), table=(len(state.table), total),
+                    pile=(max(map(len, state.piles)), total))
+    for part, (size, most) in room.items():
+        if size > most:
+            raise ValueError(f"the state's {part} holds {size} cards; under these rules it holds at most {most}")
+    cards = np.fromiter(chain.from_iterable(lists), dtype=np.int16, count=sum(map(len, lists)))
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    talk = np.array([passed + played for passed, played in zip(state.passed, state.played)], dtype=np.int16)
+    last = (NO_SEAT, 0, 0, 0) if state.last_move is None else (
+        state.last_move[0], state.last_move[1][0], state.last_move[1][1], state.last_move[2])
+    _load_slot(params, buffer, current, b, cards, lengths, np.asarray(state.pile_tops, dtype=np.int16), talk,
+               np.array([state.current, state.last_capturer, state.turn, *last], dtype=np.int64))
 
 
 class OnePosition:
@@ -266,7 +309,17 @@ class OnePosition:
     def __init__(self, config: RulesConfig, move_stride: int, extra_params: Sequence[int] = ()):
         self.config, self.move_stride, self.extra_params = config, move_stride, list(extra_params)
         self._arrays: GameArrays | None = None
+        self._tracked_params: np.ndarray | None = None
+        """The parameters of a `Position`'s layout (its cards named) with this user's stride and extras."""
         self._lock = threading.Lock()
+
+    def run_on(self, buffer: np.ndarray, current: np.ndarray, kernel, *args):
+        """``kernel(params, buffer, current, *args)`` on a one-slot buffer with the cards named (a
+        `rouba_env.rules.engine.Position`'s), read where it lies under this user's parameters."""
+        if self._tracked_params is None:
+            self._tracked_params = GameArrays(self.config, 1, self.move_stride, REWARD_MODES[0], False, True,
+                                              self.extra_params).params
+        return kernel(self._tracked_params, buffer, current, *args)
 
     def run(self, state: "GameState", kernel, *args):
         """``kernel(params, buffer, current, *args)`` on slot 0 holding ``state``; its answer."""
@@ -279,10 +332,11 @@ class OnePosition:
             return kernel(arrays.params, arrays.buffer, arrays.current, *args)
 
     def __getstate__(self) -> dict:
-        return {key: value for key, value in self.__dict__.items() if key not in ("_arrays", "_lock")}
+        return {key: value for key, value in self.__dict__.items()
+                if key not in ("_arrays", "_tracked_params", "_lock")}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state, _arrays=None, _lock=threading.Lock())
+        self.__dict__.update(state, _arrays=None, _tracked_params=None, _lock=threading.Lock())
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

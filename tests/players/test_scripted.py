@@ -8,7 +8,7 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.expert import ExpertPolicy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
-from rouba_env.rules import engine
+from tests.reference import engine
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.engine import TARGET_DISCARD, TARGET_TABLE
 from tests.players.helpers import CHEAP_EXPERT, SECOND, action_of, observe, play_checked

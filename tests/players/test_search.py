@@ -10,7 +10,8 @@ from rouba_env.players.registry import make_policy
 from rouba_env.players.scripted import HeuristicPolicy
 from rouba_env.players.search import SearchPolicy
 from rouba_env.beliefs import HiddenCardSampler
-from rouba_env.rules import engine, scoring
+from rouba_env.rules import scoring
+from tests.reference import engine
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.rules.engine import TARGET_TABLE
 from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position, random_tensors

@@ -10,7 +10,8 @@ import pytest
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.solve.game_tree import GameTree
-from rouba_env.rules import engine, scoring
+from rouba_env.rules import scoring
+from tests.reference import engine
 from rouba_env.rules.cards import rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig, preset
 

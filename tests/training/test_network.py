@@ -8,7 +8,7 @@ from rouba_env import preset
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.network import load_policy
-from rouba_env.rules import engine
+from tests.reference import engine
 from rouba_env.players.checkpoint import read_metadata
 from rouba_env.rules.cards import NUM_RANKS
 from rouba_training.network import RankActorCritic, make_network, masked_logits, save_policy

@@ -1,4 +1,5 @@
-"""Sections ``engine`` (the card-level reference engine) and ``vector`` (`VectorGame` at several batch sizes)."""
+"""Sections ``engine`` (one card-level game on the rules core, `engine.Position`) and ``vector`` (`VectorGame` at
+several batch sizes)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ def bench_engine(args) -> list[dict]:
         steps = games = 0
         start = time.perf_counter()
         while True:
-            state = engine.new_game(rules, rng)
-            while not engine.is_terminal(state):
-                moves = engine.legal_moves(state)
-                state = engine.apply_move(state, moves[rng.integers(len(moves))])
+            position = engine.Position.deal(rules, engine.shuffled_deck(rules, int(rng.integers(engine.DEAL_SEED_BOUND))))
+            while not engine.is_terminal(position):
+                moves = position.legal_moves()
+                position = position.child(moves[rng.integers(len(moves))])
                 steps += 1
             games += 1
             elapsed = time.perf_counter() - start
