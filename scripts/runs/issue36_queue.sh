@@ -32,16 +32,19 @@ declare -A ROWS=(
   [probe_full_magnet]="--best-response checkpoint:scripts/results/runs/full_magnet_ema_24M/policy --architecture mlp --hidden-sizes 256 256"
   # small, row (18)'s moving magnet, seeds 2 and 3
   [small_magnet_ema_seed2]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 2"
+  # small, row (18)'s seed 1 carried on to 10M steps (the folder starts as a copy of small_magnet_ema: see ORDER)
+  [small_magnet_ema_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   [small_magnet_ema_seed3]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 3"
 )
 ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_seat_ent01 small_magnet_ema
        mini_ema_play mini_ent01_env128 mini_ent01_env128_seed2 mini_ent01_env128_seed3
        mini_annealed05_env128 mini_annealed05_env128_seed2 mini_annealed05_env128_seed3 probe_full_magnet
-       small_magnet_ema_seed2 small_magnet_ema_seed3)
+       small_magnet_ema_seed2 small_magnet_ema_seed3 small_magnet_ema_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
   dir=$RUNS/$row
+  if [ "$row" = small_magnet_ema_10M ] && [ ! -d "$dir" ]; then cp -r "$RUNS/small_magnet_ema" "$dir"; fi
   if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
   echo "=== $row $(date -u +%FT%TZ)"
   # shellcheck disable=SC2086
