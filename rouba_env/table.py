@@ -166,11 +166,12 @@ class Table:
         """The game's buffers and its one-slot move, looked up once (every move uses them)."""
         self._obs, self._mask, self._current = self.game.obs[0], self.game.mask[0], self.game.current
         self._play_move = self.game.slot_player(0)
+        self._deal_game = self.game.slot_dealer(0)
 
     def __getstate__(self) -> dict:
         """Pickled without the bound views and move (copies would lose the game); `__setstate__` binds them."""
         return {key: value for key, value in self.__dict__.items()
-                if key not in ("_obs", "_mask", "_current", "_play_move")}
+                if key not in ("_obs", "_mask", "_current", "_play_move", "_deal_game")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -219,7 +220,7 @@ class Table:
         """Deal the game of one deal seed (`engine.start_game`: the same cards for every seating)."""
         if not isinstance(deal_seed, (int, np.integer)) or not 0 <= int(deal_seed) < DEAL_SEED_BOUND:
             raise ValueError(f"deal_seed must be an int in [0, 2**63), got {deal_seed!r}")
-        self.game.deal(ONE_SLOT, np.array([deal_seed], dtype=np.uint64))
+        self._deal_game(int(deal_seed))
         self._started = True
         self._position_turn = -1
         self.offender = None

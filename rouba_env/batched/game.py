@@ -25,7 +25,6 @@ position (``to_act`` all zero), and the slot's action is ignored.
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -401,7 +400,28 @@ class VectorGame:
         `NOT_PLAYED` (the action is not legal now: nothing changed). It leaves ``rewards``,
         ``final_scores`` and ``done`` alone: a table of one game calls it every move."""
         a = self.arrays
-        return partial(kernels.play_if_legal, a.params, a.buffer, self.current, slot, self.obs[slot], self.mask[slot])
+        play, params, buffer, current = kernels.play_if_legal, a.params, a.buffer, self.current
+        obs, mask = self.obs[slot], self.mask[slot]
+
+        def play_in_slot(action: int) -> int:  # a closure: cheaper to call than a functools.partial
+            return play(params, buffer, current, slot, obs, mask, action)
+        return play_in_slot
+
+    def slot_dealer(self, slot: int) -> Callable[[int], None]:
+        """A function that starts the game of a deal seed (an int in [0, 2**63), not checked: the caller
+        checks it) in ``slot`` and shows it, as `deal` does for one slot in one compiled call: a table of
+        one game calls it every game."""
+        a = self.arrays
+        deal, params, buffer, current = kernels.deal_slot, a.params, a.buffer, self.current
+        deck_ranks, deck_cards, obs, mask = self._deck_ranks, self._deck_cards, self.obs[slot], self.mask[slot]
+
+        def deal_in_slot(deal_seed: int) -> None:
+            self.deal_seeds[slot] = deal_seed
+            self.done[slot] = False
+            self.rewards[slot] = 0.0
+            deal(params, buffer, current, slot, np.uint64(deal_seed), deck_ranks, deck_cards, obs, mask)
+            self._started = True
+        return deal_in_slot
 
     # ------------------------------------------------------------ internals
 

@@ -13,6 +13,7 @@ import numba
 
 from rouba_env.encoding.observation import observation_starts, write_hidden, write_observation
 from rouba_env.rules.core import game_of, legal_moves, move_of, play_move, rules_of, start_game, write_rewards
+from rouba_env.rules.seeding import seed_order
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -50,6 +51,15 @@ def deal_games(p, buffer, current, slots, orders, deck_ranks, deck_cards, obs, m
         b = slots[i]
         start_game(r, g, b, orders[i], deck_ranks, deck_cards)
         show(r, g, o, b, obs[b], mask[b])
+
+
+@numba.njit(cache=True, nogil=True)
+def deal_slot(p, buffer, current, b, seed, deck_ranks, deck_cards, obs, mask):
+    """Start the game of deal seed ``seed`` (a uint64; `shuffle_order`'s deck) in slot ``b`` and write its
+    observation and mask: a one-game table's whole deal, in one call."""
+    r, g = rules_of(p), game_of(p, buffer, current)
+    start_game(r, g, b, seed_order(seed, deck_ranks.shape[0]), deck_ranks, deck_cards)
+    show(r, g, observation_starts(p), b, obs, mask)
 
 
 NOT_PLAYED = -2

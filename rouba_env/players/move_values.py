@@ -14,6 +14,7 @@ from rouba_env.encoding.observation import ObservationView
 from rouba_env.players.base import check_mask
 from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS
 from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.core import cards_captured_each
 from rouba_env.streams import Randomness, uniform_runs
 from rouba_env.rules.engine import (
     EMPTY_PILE,
@@ -53,18 +54,14 @@ def cards_taken(view: ObservationView, features: ActionFeatures, take_all: bool,
                 rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """int64[K]: cards action ``actions[k]`` moves into the mover's pile in row ``rows[k]``, besides the played card.
 
-    Steal: the victim's pile; table capture: one card (``take_all``: every
-    table card of that rank plus every table joker); table joker: one; own
-    pile and discard: none.
+    The rules core's `cards_captured` decides, from what the mover sees: the table's cards of the
+    shown rank and its jokers, and the size of the pile a steal is played on.
     """
     rank = features.rank[actions]
-    if take_all:
-        table_take = view.table[rows, rank] + view.table[rows, JOKER_RANK]
-    else:
-        table_take = np.ones(rows.shape, dtype=np.int64)
-    taken = np.where(features.is_steal[actions], view.pile_sizes[rows, features.pile_offset[actions]], 0)
-    taken = np.where(features.is_table[actions], table_take, taken)
-    return np.where(features.is_table_joker[actions], 1, taken)
+    return cards_captured_each(
+        bool(take_all), features.target[actions].astype(np.int64),
+        view.table[rows, rank].astype(np.int64), view.table[rows, JOKER_RANK].astype(np.int64),
+        view.pile_sizes[rows, features.pile_offset[actions]].astype(np.int64))
 
 
 def legal_entries(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

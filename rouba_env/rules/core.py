@@ -686,6 +686,33 @@ def discard(r: Rules, g: Game, b, slot, card):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def cards_captured(take_all, target, rank_on_table, jokers_on_table, target_pile):
+    """How many cards a move brings onto the mover's pile besides the played card.
+
+    A table capture takes one card of the played rank (``rank_on_table`` of them lie there; with
+    ``take_all`` it takes all of them and the ``jokers_on_table`` too); capturing a table joker takes
+    it; a steal takes the whole pile it is played on (``target_pile`` cards); the own pile and a
+    discard take nothing.
+    """
+    if target == TARGET_TABLE:
+        return rank_on_table + jokers_on_table if take_all else 1
+    if target == TARGET_TABLE_JOKER:
+        return 1
+    if target > TARGET_PILE_OFFSET:
+        return target_pile
+    return 0
+
+
+@numba.njit(cache=True, nogil=True)
+def cards_captured_each(take_all, targets, rank_on_table, jokers_on_table, target_piles):
+    """int64[K]: `cards_captured` of K moves at once (the players' move values ask it of every legal move)."""
+    out = np.empty(targets.shape[0], np.int64)
+    for k in range(targets.shape[0]):
+        out[k] = cards_captured(take_all, targets[k], rank_on_table[k], jokers_on_table[k], target_piles[k])
+    return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def take_from_table(r: Rules, g: Game, b, seat, rank, count):
     """Move the first ``count`` table cards of ``rank`` (in table order) onto ``seat``'s pile."""
     g.table[b, rank] -= count
@@ -706,9 +733,9 @@ def take_from_table(r: Rules, g: Game, b, seat, rank, count):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def take_all_from_table(r: Rules, g: Game, b, seat, rank):
-    """``take_all``: move every table card of ``rank`` and every table joker, in table order, onto the pile."""
-    taken = g.table[b, rank] + g.table[b, JOKER_SLOT]
+def take_all_from_table(r: Rules, g: Game, b, seat, rank, taken):
+    """``take_all``: move every table card of ``rank`` and every table joker (``taken`` cards), in table
+    order, onto the pile."""
     g.table[b, rank] = 0
     g.table[b, JOKER_SLOT] = 0
     if r.track_cards:
@@ -731,12 +758,13 @@ def take_all_from_table(r: Rules, g: Game, b, seat, rank):
 def capture(r: Rules, g: Game, b, mover, target, rank):
     """Capture from the table with a card showing ``rank``: a card of that rank (with ``take_all``, all of
     them and every table joker), or a table joker (`TARGET_TABLE_JOKER`). The played card goes on top."""
+    count = cards_captured(r.take_all, target, g.table[b, rank], g.table[b, JOKER_SLOT], 0)
     if target == TARGET_TABLE_JOKER:
-        take_from_table(r, g, b, mover, JOKER_SLOT, 1)
+        take_from_table(r, g, b, mover, JOKER_SLOT, count)
     elif r.take_all:
-        take_all_from_table(r, g, b, mover, rank)
+        take_all_from_table(r, g, b, mover, rank, count)
     else:
-        take_from_table(r, g, b, mover, rank, 1)
+        take_from_table(r, g, b, mover, rank, count)
     g.last_capturer[b] = mover
 
 

@@ -56,14 +56,20 @@ def _mix(z):
     return z ^ (z >> np.uint64(31))
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def seed_order(seed, num_cards):
+    """int64[num_cards]: `shuffle_order`'s permutation for one deal seed (a uint64), in compiled code."""
+    keys = np.empty(num_cards, dtype=np.uint64)
+    base = _mix(seed)
+    for j in range(num_cards):
+        keys[j] = _mix(base ^ (np.uint64(j) * np.uint64(0x9E3779B97F4A7C15)))
+    return np.argsort(keys, kind="mergesort")
+
+
 @numba.njit(cache=True, nogil=True)
 def _shuffle_orders(seeds, orders):
-    keys = np.empty(orders.shape[1], dtype=np.uint64)
     for i in range(seeds.shape[0]):
-        base = _mix(seeds[i])
-        for j in range(orders.shape[1]):
-            keys[j] = _mix(base ^ (np.uint64(j) * np.uint64(0x9E3779B97F4A7C15)))
-        orders[i] = np.argsort(keys, kind="mergesort")
+        orders[i] = seed_order(seeds[i], orders.shape[1])
 
 
 def shuffled_deck(config: RulesConfig, deal_seed: int) -> list[int]:

@@ -35,16 +35,49 @@ declare -A ROWS=(
   # small, row (18)'s seed 1 carried on to 10M steps (the folder starts as a copy of small_magnet_ema: see ORDER)
   [small_magnet_ema_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   [small_magnet_ema_seed3]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 3"
+  # mini: the uniform magnet 0.05 decaying as a power law (fast early), small updates, three seeds
+  [mini_power05_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128"
+  [mini_power05_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 2"
+  [mini_power05_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 3"
+  # mini: the same with a slower decay
+  [mini_power03_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.3 --num-envs 128"
+  [mini_power03_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.3 --num-envs 128 --seed 2"
+  [mini_power03_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.3 --num-envs 128 --seed 3"
+  # mini: row (23)'s moving magnet with the mirror step, small updates, three seeds
+  [mini_magnet_ema_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128"
+  [mini_magnet_ema_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128 --seed 2"
+  [mini_magnet_ema_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128 --seed 3"
+  # mixed (2, 3 and 4 players, the rank network padded to 4 seats): row (23)'s recipe, privileged critic
+  [mixed_magnet_ema]="--config rank_mixed --critic privileged --total-steps 6000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
+  # the full game, 2 players: row (23)'s recipe from the start, privileged critic, 12M learner steps
+  [full_magnet_ema]="--critic privileged --total-steps 12000000 --eval-interval 20 --eval-opponents heuristic checkpoint:2p $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
+  # small, row (23)'s seeds 2 and 3 carried on to 10M steps as seed 1 was: 3M steps as row (23) first
+  # (FIRST_STAGE), then resumed with the longer total
+  [small_magnet_ema_seed2_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 2"
+  [small_magnet_ema_seed3_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 3"
 )
+declare -A FIRST_STAGE=([small_magnet_ema_seed2_10M]=small_magnet_ema_seed2 [small_magnet_ema_seed3_10M]=small_magnet_ema_seed3)
 ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_seat_ent01 small_magnet_ema
        mini_ema_play mini_ent01_env128 mini_ent01_env128_seed2 mini_ent01_env128_seed3
        mini_annealed05_env128 mini_annealed05_env128_seed2 mini_annealed05_env128_seed3 probe_full_magnet
-       small_magnet_ema_seed2 small_magnet_ema_seed3 small_magnet_ema_10M)
+       small_magnet_ema_seed2 small_magnet_ema_seed3 small_magnet_ema_10M
+       mini_power05_env128 mini_power03_env128 mini_magnet_ema_env128 mini_power05_env128_seed2
+       mini_power05_env128_seed3 mini_power03_env128_seed2 mini_power03_env128_seed3
+       mini_magnet_ema_env128_seed2 mini_magnet_ema_env128_seed3 mixed_magnet_ema full_magnet_ema
+       small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
   dir=$RUNS/$row
   if [ "$row" = small_magnet_ema_10M ] && [ ! -d "$dir" ]; then cp -r "$RUNS/small_magnet_ema" "$dir"; fi
+  if [ -n "${FIRST_STAGE[$row]:-}" ]; then
+    # the first stage ends at once when it is done (or the run is past it)
+    if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
+    echo "=== $row: first stage ${FIRST_STAGE[$row]} $(date -u +%FT%TZ)"
+    # shellcheck disable=SC2086
+    rouba-train $resume --run-dir "$dir" ${ROWS[${FIRST_STAGE[$row]}]} --torch-threads 1 --no-progress \
+      || { echo "=== $row failed in its first stage: $?"; continue; }
+  fi
   if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
   echo "=== $row $(date -u +%FT%TZ)"
   # shellcheck disable=SC2086

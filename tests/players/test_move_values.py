@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
@@ -18,7 +19,9 @@ from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig, preset
 from rouba_env.rules.engine import TARGET_DISCARD, TARGET_TABLE
 from tests.players.helpers import NEXT, SECOND, action_of
+from tests.reference import engine as reference
 from tests.rules.scenario import RANKS, make_state
+from tests.strategies import SEEDS, any_rules
 
 THREE_PLAYER_STEAL = dict(hands=["7 K 3", "4", "5"], table="3",
                           piles=["", "2 2 2 2 7", "9 9 9 A A A 8 8 Q Q K"], deck="")
@@ -50,6 +53,29 @@ def test_take_all_takes_every_card_of_the_rank_and_the_table_jokers():
     view, features, _ = view_and_values(config, state, greedy_values)
     action = np.array([action_of(config, RANKS["7"], TARGET_TABLE)])
     assert cards_taken(view, features, config.take_all, np.zeros(1, dtype=np.int64), action).tolist() == [3]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=any_rules(), seed=SEEDS)
+def test_cards_taken_is_what_the_reference_moves_onto_the_pile(config, seed):
+    """From the mover's view alone, every legal move's count is the reference engine's pile growth (the
+    game's last move aside)."""
+    rng = np.random.default_rng(seed)
+    state = reference.new_game(config, rng)
+    encoder, encoding = ObservationEncoder(config), ActionEncoding(config)
+    features = ActionFeatures(encoding)
+    while not reference.is_terminal(state):
+        mover, legal = state.current, reference.legal_moves(state)
+        view = encoder.decode(encoder.encode(state, mover))
+        actions = np.array([encoding.encode(move) for move in legal])
+        taken = cards_taken(view, features, config.take_all, np.zeros(len(legal), dtype=np.int64), actions)
+        for move, count in zip(legal, taken):
+            after = reference.apply_move(state, move)
+            if reference.is_terminal(after):
+                continue  # the end of the game may give the table's cards to the last capturer
+            played_onto_pile = 0 if move.target == TARGET_DISCARD else 1
+            assert count == len(after.piles[mover]) - len(state.piles[mover]) - played_onto_pile, move
+        state = reference.apply_move(state, legal[rng.integers(len(legal))])
 
 
 def test_greedy_values_are_cards_taken_plus_the_priority():

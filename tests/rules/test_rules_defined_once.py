@@ -10,9 +10,9 @@ RULES = {
     "draw": "rules/core.py", "legal_moves": "rules/core.py", "table_talk": "rules/core.py",
     "play_move": "rules/core.py", "take_from_hand": "rules/core.py", "discard": "rules/core.py",
     "capture": "rules/core.py", "take_from_table": "rules/core.py", "take_all_from_table": "rules/core.py",
-    "steal": "rules/core.py", "advance": "rules/core.py", "finish": "rules/core.py",
+    "steal": "rules/core.py", "cards_captured": "rules/core.py", "advance": "rules/core.py", "finish": "rules/core.py",
     "write_rewards": "rules/core.py", "move_index": "rules/core.py", "move_at": "rules/core.py",
-    "shuffle_order": "rules/seeding.py", "write_final_rewards": "rules/scoring.py",
+    "shuffle_order": "rules/seeding.py", "seed_order": "rules/seeding.py", "write_final_rewards": "rules/scoring.py",
     "write_observation": "encoding/observation.py", "write_hidden": "encoding/observation.py",
 }
 """Each rule's function and the one module that defines it (docs/layout.md, "Where each rule lives")."""
