@@ -267,7 +267,7 @@ class Table:
 
     def view(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """(`observation`, `mask`) of ``seat``: what an environment hands the seat, in one call."""
-        if seat == self._current[0] and self.offender is None and type(seat) is int:
+        if type(seat) is int and self._started and self.offender is None and seat == self._current[0]:
             return self._obs.copy(), self._mask.copy()
         return self.observation(seat), self.mask(seat)
 
@@ -290,12 +290,29 @@ class Table:
         if type(action) is int and self.offender is None and self.before_move is None and self.after_move is None:
             if self._play_move(action) != NOT_PLAYED:  # the rules core checked it against the mask and played it
                 return True
+        return self._play_checked(action, who)
+
+    def move(self, action, who: str) -> int:
+        """`play`, answering the seat to act next: `engine.NO_SEAT` once the game is over, by its end or by
+        an illegal action (``offender`` then names the seat). An environment's step, in one call."""
+        if not self._started:
+            raise not_started("step()")
+        if type(action) is int and self.offender is None and self.before_move is None and self.after_move is None:
+            seat = self._play_move(action)  # the rules core checks it against the mask and plays it
+            if seat != NOT_PLAYED:
+                return seat
+        self._play_checked(action, who)
+        return self.current
+
+    def _play_checked(self, action, who: str) -> bool:
+        """`play` for an action the fast path did not play: check it, refuse it as the table's rule says,
+        or play it with the hooks. Warnings point at the code that called the environment."""
         index, reason = self._legal_index(action)
         if index < 0:
             message = illegal_action_message(action, who, reason, np.flatnonzero(self._mask).tolist())
             if self.illegal_action == "raise":
                 raise ValueError(message)
-            warnings.warn(message + ENDS_THE_GAME, IllegalActionWarning, stacklevel=3)
+            warnings.warn(message + ENDS_THE_GAME, IllegalActionWarning, stacklevel=4)
             self.offender = int(self._current[0])
             return False
         self._play(int(self._current[0]), index)

@@ -76,6 +76,28 @@ def test_an_outside_callers_illegal_action_follows_the_tables_rule():
     assert lenient.over and lenient.final_rewards()[offender] == -2.0
 
 
+@pytest.mark.parametrize("hooked", [False, True])
+def test_move_answers_the_seat_to_act_next_as_play_and_current_would(hooked):
+    """`Table.move` is `play` then `current` in one call, with or without hooks, to the end of the game and
+    through an illegal action's end."""
+    rules = preset("standard", num_players=3)
+    hook = (lambda seat, action: None) if hooked else None
+    by_move, by_play = Table(rules, before_move=hook), Table(rules)
+    by_move.start_deal(5)
+    by_play.start_deal(5)
+    while not by_play.over:
+        action = by_play.legal_actions()[0]
+        assert by_play.play(action, who="me")
+        assert by_move.move(action, who="me") == by_play.current
+    assert by_move.current == engine.NO_SEAT and by_move.scores() == by_play.scores()
+    lenient = Table(rules)
+    lenient.start_deal(5)
+    offender = lenient.current
+    with pytest.warns(IllegalActionWarning):
+        assert lenient.move(10_000, who="me") == engine.NO_SEAT
+    assert lenient.offender == offender and lenient.over
+
+
 def test_seats_must_match_the_table_size():
     rules = preset("standard", num_players=3)
     with pytest.raises(ValueError, match="3-player table needs 3 seats"):

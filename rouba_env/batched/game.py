@@ -25,6 +25,7 @@ position (``to_act`` all zero), and the slot's action is ignored.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -400,12 +401,7 @@ class VectorGame:
         `NOT_PLAYED` (the action is not legal now: nothing changed). It leaves ``rewards``,
         ``final_scores`` and ``done`` alone: a table of one game calls it every move."""
         a = self.arrays
-        play, params, buffer, current = kernels.play_if_legal, a.params, a.buffer, self.current
-        obs, mask = self.obs[slot], self.mask[slot]
-
-        def play_in_slot(action: int) -> int:  # a closure: cheaper to call than a functools.partial
-            return play(params, buffer, current, slot, obs, mask, action)
-        return play_in_slot
+        return partial(kernels.play_if_legal, a.params, a.buffer, self.current, slot, self.obs[slot], self.mask[slot])
 
     def slot_dealer(self, slot: int) -> Callable[[int], None]:
         """A function that starts the game of a deal seed (an int in [0, 2**63), not checked: the caller

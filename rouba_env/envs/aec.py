@@ -117,32 +117,28 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping.get(agent)
         if seat is None:
             self._seat(agent)  # raises, naming the agents
-        table = self.table
-        if not table.started:
-            table.require_started("observe()")
-        observation, mask = table.view(seat)
+        if not self.agents and not self.table.started:
+            self.table.require_started("observe()")
+        observation, mask = self.table.view(seat)
         return {"observation": observation, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         return self.table.full_state()
 
     def step(self, action) -> None:
-        table = self.table
-        if not table.started:
-            table.require_started("step()")
-        if not self.agents:
+        if not self.agents:  # before the first reset, or every agent has stepped out of a finished game
+            self.table.require_started("step()")
             raise RuntimeError("the game is over and every agent has stepped out; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        played = table.play(action, who=agent)
+        seat = self.table.move(action, who=agent)
         self._cumulative_rewards[agent] = 0.0
-        current = table.current
-        if not played or current == NO_SEAT:
-            self._end(illegal=not played)
+        if seat == NO_SEAT:
+            self._end(illegal=self.table.offender is not None)
         else:  # rewards stay zero until the end of the game
-            self.agent_selection = self.possible_agents[current]
+            self.agent_selection = self.possible_agents[seat]
         if self.render_mode == "human":
             self.render()
 

@@ -43,6 +43,11 @@ declare -A ROWS=(
   [mini_power03_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.3 --num-envs 128"
   [mini_power03_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.3 --num-envs 128 --seed 2"
   [mini_power03_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.3 --num-envs 128 --seed 3"
+  # mini: a higher start, the same power-law decay (it ends near entropy 0.01 at 0.2, 0.006 at 0.1)
+  [mini_power20_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128"
+  [mini_power20_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 2"
+  [mini_power20_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 3"
+  [mini_power10_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.1 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 3"
   # mini: row (23)'s moving magnet with the mirror step, small updates, three seeds
   [mini_magnet_ema_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128"
   [mini_magnet_ema_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128 --seed 2"
@@ -64,6 +69,7 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power05_env128 mini_power03_env128 mini_magnet_ema_env128 mini_power05_env128_seed2
        mini_power05_env128_seed3 mini_power03_env128_seed2 mini_power03_env128_seed3
        mini_magnet_ema_env128_seed2 mini_magnet_ema_env128_seed3 mixed_magnet_ema full_magnet_ema
+       mini_power20_env128_seed3 mini_power10_env128_seed3 mini_power20_env128 mini_power20_env128_seed2
        small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do

@@ -90,3 +90,19 @@ def test_ab_train_speed_times_the_default_recipe():
     refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "ab_train_speed.py"), "--repeats", "0"],
                              capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert refused.returncode == 2 and "--repeats must be at least 1, got 0" in refused.stderr
+
+
+def test_head_to_head_seats_pools_both_lineups(tmp_path):
+    """At 3 seats both lineups play (2 seats, then 1); at 2 seats one does; the pooled share is their
+    games' mean."""
+    out = tmp_path / "h2h.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "head_to_head_seats.py"), "--players",
+                             "heuristic", "random", "--num-players", "2", "3", "--games", "12", "--json", str(out)],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    two, three = json.loads(out.read_text())["results"]
+    assert list(two["lineups"]) == ["forward"] and two["lineups"]["forward"]["seats"] == 1
+    assert [lineup["seats"] for lineup in three["lineups"].values()] == [2, 1]
+    pooled = sum(lineup["win_rate"] * lineup["games"] for lineup in three["lineups"].values()) / three["games"]
+    assert three["win_rate"] == pytest.approx(pooled) and three["win_low"] < three["win_rate"] < three["win_high"]
+    assert two["win_rate"] > 0.5  # heuristic against random
