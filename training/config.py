@@ -46,6 +46,7 @@ LIMITS = {
     "magnet_coef": (0, 100),
     "magnet_interval": (1, 10**9),
     "mirror_coef": (0, 1000),
+    "support_coef": (0, 100),
     "weight_average": (0, 0.999999),
 }
 """Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
@@ -123,6 +124,11 @@ class TrainConfig:
         0.0, "Weight of KL(policy || the policy that collected the batch), exact over the legal moves (the "
         "mirror-descent step; 1 / step size).")
     mirror_schedule: str = setting("constant", 'How mirror_coef moves: constant, linear (to 0) or power.')
+    support_coef: float = setting(
+        0.0, "Weight of KL(uniform || policy), exact over the legal moves: a barrier that keeps every legal "
+        "move's probability away from 0 (its pull on a move grows as the move is dropped, where the entropy's "
+        "fades). It biases the policy towards playing every move, so anneal it (support_schedule).")
+    support_schedule: str = setting("constant", 'How support_coef moves: constant, linear (to 0) or power.')
     weight_average: float = setting(
         0.0, 'Decay of an exponential moving average of the weights, updated after every update (0: none).')
     play_average: bool = setting(
@@ -241,7 +247,7 @@ class TrainConfig:
             raise ValueError("scripted_weight > 0 needs at least one scripted_opponents spec")
         if self.architecture not in ("mlp", "rank"):
             raise ValueError(f"architecture must be mlp or rank, got {self.architecture!r}")
-        for name in ("learning_rate_schedule", "magnet_schedule", "mirror_schedule"):
+        for name in ("learning_rate_schedule", "magnet_schedule", "mirror_schedule", "support_schedule"):
             if getattr(self, name) not in SCHEDULES:
                 raise ValueError(f"{name} must be one of {', '.join(SCHEDULES)}, got {getattr(self, name)!r}")
         if self.magnet not in MAGNETS:

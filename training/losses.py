@@ -2,6 +2,7 @@
 
     loss = policy (clipped PPO objective) + vf_coef * value - ent_coef * entropy
            [+ hand_coef * hand] [+ magnet_coef * KL(policy || magnet)] [+ mirror_coef * KL(policy || collector)]
+           [+ support_coef * KL(uniform || policy)]
 
 A term reads one minibatch (`Minibatch`: the network's outputs on its rows and the batch's targets) and
 gives its unweighted value, which is also what the update reports under the term's name. Adding a term
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from rouba_training.regularizers import kl_over_legal
+from rouba_training.regularizers import kl_from_uniform, kl_over_legal
 
 
 @dataclass
@@ -113,8 +114,15 @@ class KLToReference(LossTerm):
         return kl_over_legal(batch.log_probs, self.reference[batch.rows], batch.legal).mean()
 
 
+class SupportKL(LossTerm):
+    """The exact ``KL(uniform || policy)`` over the legal actions: a barrier against dropping a legal move."""
+
+    def value(self, batch: Minibatch) -> torch.Tensor:
+        return kl_from_uniform(batch.log_probs, batch.legal).mean()
+
+
 def loss_terms(config, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
-               collecting: torch.Tensor | None = None) -> list[LossTerm]:
+               collecting: torch.Tensor | None = None, support_coef: float = 0.0) -> list[LossTerm]:
     """The terms of one update's loss, in the order they are summed (``config``: a `TrainConfig`)."""
     terms: list[LossTerm] = [ClippedPolicy("policy_loss", 1.0, config.clip_coef), ValueLoss("value_loss", config.vf_coef),
                              Entropy("entropy", -config.ent_coef)]
@@ -124,6 +132,8 @@ def loss_terms(config, magnet_coef: float = 0.0, magnet: torch.Tensor | None = N
         terms.append(KLToReference("magnet_kl", magnet_coef, magnet))
     if mirror_coef > 0:
         terms.append(KLToReference("mirror_kl", mirror_coef, collecting))
+    if support_coef > 0:
+        terms.append(SupportKL("support_kl", support_coef))
     return terms
 
 

@@ -76,7 +76,7 @@ def gae(values: np.ndarray, recorded: np.ndarray, rewards: np.ndarray, dones: np
 
 LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss")
 """Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
-REGULARIZER_STATS = ("magnet_kl", "mirror_kl")
+REGULARIZER_STATS = ("magnet_kl", "mirror_kl", "support_kl")
 """What `ppo_update` adds to them when the update is regularized."""
 
 
@@ -88,10 +88,11 @@ class Regularization:
     magnet_coef: float = 0.0
     mirror_coef: float = 0.0
     magnet: torch.nn.Module | None = None
+    support_coef: float = 0.0
 
     @property
     def active(self) -> bool:
-        return self.magnet_coef > 0 or self.mirror_coef > 0
+        return self.magnet_coef > 0 or self.mirror_coef > 0 or self.support_coef > 0
 
 
 @torch.no_grad()
@@ -137,7 +138,8 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
         magnet = (None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
                   if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal))
     terms = loss_terms(config, regularization.magnet_coef if regularized else 0.0, magnet,
-                       regularization.mirror_coef if regularized else 0.0, collecting)
+                       regularization.mirror_coef if regularized else 0.0, collecting,
+                       regularization.support_coef if regularized else 0.0)
     reported = LOSS_STATS + (REGULARIZER_STATS if regularized else ())
     stats: dict[str, list[float]] = {name: [] for name in reported}
     for _ in range(config.update_epochs):

@@ -4,11 +4,15 @@ the weights (magnetic mirror descent in PPO form; Sokota et al., ICLR 2023).
 The update adds to PPO's loss
 
     magnet_coef(t) * KL(policy || magnet) + mirror_coef(t) * KL(policy || collecting policy)
+        [+ support_coef(t) * KL(uniform || policy)]
 
 where the magnet is the uniform policy over the legal actions (an entropy bonus in KL form), the
 exponential moving average of the network's weights, or a snapshot of the network refreshed every few
-updates. Both KLs are exact sums over each recorded position's legal actions: the networks give whole
-distributions, so nothing is sampled.
+updates. The KLs are exact sums over each recorded position's legal actions: the networks give whole
+distributions, so nothing is sampled. The support term is the KL the other way round, from the uniform
+policy: a barrier that keeps every legal move's probability away from 0. Its gradient on a move's logit is
+the move's probability minus 1/n, where an entropy's (or the uniform magnet's) vanishes with the
+probability, so a move the policy has all but dropped early is drawn back into play.
 """
 
 from __future__ import annotations
@@ -44,6 +48,14 @@ def kl_over_legal(log_probs: torch.Tensor, reference_log_probs: torch.Tensor, le
     zero = torch.zeros_like(log_probs)
     own, reference = torch.where(legal, log_probs, zero), torch.where(legal, reference_log_probs, zero)
     return torch.where(legal, own.exp() * (own - reference), zero).sum(dim=-1)
+
+
+def kl_from_uniform(log_probs: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """float[B]: ``KL(uniform || p) = sum over the n legal a of (1/n) (log(1/n) - log p(a))`` per row, exact
+    (``log_probs``: [B, A] masked log-probabilities; illegal entries are left out)."""
+    counts = legal.sum(dim=-1).to(log_probs.dtype)
+    legal_log_probs = torch.where(legal, log_probs, torch.zeros_like(log_probs)).sum(dim=-1)
+    return -torch.log(counts) - legal_log_probs / counts
 
 
 def uniform_log_probs(legal: torch.Tensor) -> torch.Tensor:

@@ -54,7 +54,7 @@ from rouba_training.run_folder import (
 METRIC_FIELDS = [
     "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",
     "learning_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
-    "train_reward", "pool_size", "hand_loss", "magnet_kl", "mirror_kl",
+    "train_reward", "pool_size", "hand_loss", "magnet_kl", "mirror_kl", "support_kl",
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score", "kind", "nash_conv"]
@@ -221,7 +221,7 @@ class Trainer:
     def regularization(self) -> Regularization | None:
         """This update's KL terms, their weights on their schedules."""
         config, learner = self.config, self.learner
-        if config.magnet == "none" and config.mirror_coef == 0:
+        if config.magnet == "none" and config.mirror_coef == 0 and config.support_coef == 0:
             return None
         progress = self.run_progress.learner_steps / config.total_steps
         update = self.run_progress.update
@@ -230,7 +230,9 @@ class Trainer:
                                   power=config.schedule_power),
             mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, update,
                                   power=config.schedule_power),
-            magnet=learner.magnet(config))
+            magnet=learner.magnet(config),
+            support_coef=scheduled(config.support_schedule, config.support_coef, progress, update,
+                                   power=config.schedule_power))
 
     def update(self) -> dict:
         """Collect a batch and train on it; the update's row of ``metrics.csv``."""

@@ -8,7 +8,7 @@ import torch
 
 from rouba_training.config import TrainConfig
 from rouba_training.ppo import MaskedCategorical
-from rouba_training.regularizers import WeightAverage, kl_over_legal, scheduled, uniform_log_probs
+from rouba_training.regularizers import WeightAverage, kl_from_uniform, kl_over_legal, scheduled, uniform_log_probs
 from rouba_training.train import train
 from tests.training.test_train import TINY, metric_rows
 
@@ -41,6 +41,23 @@ def test_kl_over_legal_actions_by_hand():
     assert kl_over_legal(log_probs, log_probs, legal).item() == pytest.approx(0.0, abs=1e-7)
 
 
+def test_kl_from_the_uniform_policy_by_hand():
+    """KL(uniform || p) over the legal moves, and its gradient on a logit: p(a) - 1/n, which does not fade as
+    p(a) goes to 0 (the entropy's does)."""
+    legal = torch.tensor([[True, True, False], [True, True, True]])
+    logits = torch.tensor([[math.log(3.0), 0.0, 5.0], [0.0, 0.0, 0.0]], requires_grad=True)
+    log_probs = MaskedCategorical(logits, legal).log_probs  # row 0: p = (3/4, 1/4); row 1: uniform
+    kl = kl_from_uniform(log_probs, legal)
+    assert kl[0].item() == pytest.approx(0.5 * math.log(0.5 / 0.75) + 0.5 * math.log(0.5 / 0.25), rel=1e-6)
+    assert kl[1].item() == pytest.approx(0.0, abs=1e-7)
+    kl[0].backward()
+    assert logits.grad[0].tolist() == pytest.approx([0.75 - 0.5, 0.25 - 0.5, 0.0], abs=1e-6)
+    dropped = torch.tensor([[12.0, 0.0]], requires_grad=True)  # the second move at p = 6e-6
+    both = torch.tensor([[True, True]])
+    kl_from_uniform(MaskedCategorical(dropped, both).log_probs, both).backward()
+    assert dropped.grad[0, 1].item() == pytest.approx(-0.5, abs=1e-4), "the pull back is about 1/n"
+
+
 def test_the_moving_average_of_weights():
     network = torch.nn.Linear(2, 1)
     with torch.no_grad():
@@ -62,6 +79,8 @@ def test_the_moving_average_of_weights():
     ({"magnet": "ema", "magnet_coef": 0.1}, "set weight_average"),
     ({"play_average": True}, "set weight_average"),
     ({"magnet_schedule": "cosine"}, "magnet_schedule must be one of constant, linear, power"),
+    ({"support_schedule": "cosine"}, "support_schedule must be one of constant, linear, power"),
+    ({"support_coef": -0.1}, "support_coef"),
     ({"learning_rate_floor": 0.5}, "learning_rate_floor=0.5 is above learning_rate"),
     ({"every_seat": "sometimes"}, "every_seat must be one of auto, on, off"),
 ])
@@ -75,12 +94,14 @@ def test_regularizer_settings_are_checked(settings, message):
 def test_a_regularized_self_play_run_trains_and_resumes(tmp_path, magnet):
     settings = dict(TINY, total_steps=900, self_play_weight=1.0, past_self_weight=0.0, scripted_weight=0.0,
                     magnet=magnet, magnet_coef=0.2, magnet_interval=1, mirror_coef=1.0, mirror_schedule="power",
-                    weight_average=0.9, play_average=True, learning_rate_schedule="power", learning_rate_floor=1e-4)
+                    weight_average=0.9, play_average=True, learning_rate_schedule="power", learning_rate_floor=1e-4,
+                    support_coef=0.1, support_schedule="linear")
     first = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=400)))
     resumed = train(TrainConfig(run_dir=str(tmp_path), **settings), resume=True)
     assert first["learner_steps"] < resumed["learner_steps"]
     rows = metric_rows(tmp_path)
     assert all(float(row["magnet_kl"]) >= 0 and float(row["mirror_kl"]) >= 0 for row in rows)
     assert any(float(row["magnet_kl"]) > 0 for row in rows) and any(float(row["mirror_kl"]) > 0 for row in rows)
+    assert all(float(row["support_kl"]) >= 0 for row in rows) and any(float(row["support_kl"]) > 0 for row in rows)
     rates = [float(row["learning_rate"]) for row in rows]
     assert rates == sorted(rates, reverse=True) and rates[-1] >= 1e-4
