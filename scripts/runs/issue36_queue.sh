@@ -48,6 +48,22 @@ declare -A ROWS=(
   [mini_power20_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 2"
   [mini_power20_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 3"
   [mini_power10_env128_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.1 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --seed 3"
+  # mini: the power-law magnet of 0.05 with a learning rate that ends at 0.0002 rather than 0, three seeds
+  [mini_power05_lrfloor]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002"
+  [mini_power05_lrfloor_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --seed 2"
+  [mini_power05_lrfloor_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --seed 3"
+  # mini: the power-law magnet from 0.2 with the learning-rate floor, three seeds
+  [mini_power20_lrfloor]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002"
+  [mini_power20_lrfloor_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --seed 2"
+  [mini_power20_lrfloor_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --seed 3"
+  # mini: the power-law magnet of 0.05 with the support term (KL(uniform || policy)) annealed to 0
+  # (this needs a tree with --support-coef: commit 77cda84 or later)
+  [mini_support02_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear --seed 3"
+  [mini_support005_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear --seed 3"
+  [mini_support02]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear"
+  [mini_support02_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear --seed 2"
+  [mini_support005]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear"
+  [mini_support005_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear --seed 2"
   # mini: row (23)'s moving magnet with the mirror step, small updates, three seeds
   [mini_magnet_ema_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128"
   [mini_magnet_ema_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128 --seed 2"
@@ -70,6 +86,10 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power05_env128_seed3 mini_power03_env128_seed2 mini_power03_env128_seed3
        mini_magnet_ema_env128_seed2 mini_magnet_ema_env128_seed3 mixed_magnet_ema full_magnet_ema
        mini_power20_env128_seed3 mini_power10_env128_seed3 mini_power20_env128 mini_power20_env128_seed2
+       mini_power05_lrfloor_seed2 mini_power05_lrfloor mini_power05_lrfloor_seed3
+       mini_power20_lrfloor_seed3 mini_power20_lrfloor_seed2 mini_power20_lrfloor
+       mini_support02_seed3 mini_support005_seed3 mini_support02 mini_support02_seed2 mini_support005
+       mini_support005_seed2
        small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
