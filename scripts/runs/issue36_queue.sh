@@ -64,6 +64,7 @@ declare -A ROWS=(
   [mini_support02_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear --seed 2"
   [mini_support005]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear"
   [mini_support005_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear --seed 2"
+  [mini_support05p_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.05 --support-schedule power --seed 3"
   # mini: row (23)'s moving magnet with the mirror step, small updates, three seeds
   [mini_magnet_ema_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128"
   [mini_magnet_ema_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128 --seed 2"
@@ -89,7 +90,7 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power05_lrfloor_seed2 mini_power05_lrfloor mini_power05_lrfloor_seed3
        mini_power20_lrfloor_seed3 mini_power20_lrfloor_seed2 mini_power20_lrfloor
        mini_support02_seed3 mini_support005_seed3 mini_support02 mini_support02_seed2 mini_support005
-       mini_support005_seed2
+       mini_support005_seed2 mini_support05p_seed3
        small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
