@@ -73,6 +73,8 @@ declare -A ROWS=(
   [mixed_magnet_ema]="--config rank_mixed --critic privileged --total-steps 6000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   # the full game, 2 players: row (23)'s recipe from the start, privileged critic, 12M learner steps
   [full_magnet_ema]="--critic privileged --total-steps 12000000 --eval-interval 20 --eval-opponents heuristic checkpoint:2p $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
+  # the full game: the exploitability probe (0.3.0's budget) against the network of full_magnet_ema
+  [probe_full_magnet_ema]="--best-response checkpoint:scripts/results/runs/full_magnet_ema/policy --architecture mlp --hidden-sizes 256 256"
   # small, row (23)'s seeds 2 and 3 carried on to 10M steps as seed 1 was: 3M steps as row (23) first
   # (FIRST_STAGE), then resumed with the longer total
   [small_magnet_ema_seed2_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 2"
@@ -90,7 +92,7 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power05_lrfloor_seed2 mini_power05_lrfloor mini_power05_lrfloor_seed3
        mini_power20_lrfloor_seed3 mini_power20_lrfloor_seed2 mini_power20_lrfloor
        mini_support02_seed3 mini_support005_seed3 mini_support02 mini_support02_seed2 mini_support005
-       mini_support005_seed2 mini_support05p_seed3
+       mini_support005_seed2 mini_support05p_seed3 probe_full_magnet_ema
        small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
