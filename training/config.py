@@ -47,6 +47,7 @@ LIMITS = {
     "magnet_interval": (1, 10**9),
     "mirror_coef": (0, 1000),
     "support_coef": (0, 100),
+    "support_until": (1e-6, 1),
     "weight_average": (0, 0.999999),
 }
 """Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
@@ -129,6 +130,9 @@ class TrainConfig:
         "move's probability away from 0 (its pull on a move grows as the move is dropped, where the entropy's "
         "fades). It biases the policy towards playing every move, so anneal it (support_schedule).")
     support_schedule: str = setting("constant", 'How support_coef moves: constant, linear (to 0) or power.')
+    support_until: float = setting(
+        1.0, "Share of the run the support term lasts (0..1]: its schedule runs over that share (linear "
+        "reaches 0 there) and the term is off after it.")
     weight_average: float = setting(
         0.0, 'Decay of an exponential moving average of the weights, updated after every update (0: none).')
     play_average: bool = setting(

@@ -38,6 +38,14 @@ def scheduled(kind: str, start: float, progress: float, update: int, floor: floa
     raise ValueError(f"a schedule is one of {', '.join(SCHEDULES)}, got {kind!r}")
 
 
+def scheduled_until(kind: str, start: float, progress: float, update: int, until: float,
+                    power: float = 0.5) -> float:
+    """`scheduled` over the first ``until`` share of the run (a linear schedule reaches 0 there), 0 after it."""
+    if progress >= until:
+        return 0.0
+    return scheduled(kind, start, progress / until, update, power=power)
+
+
 def kl_over_legal(log_probs: torch.Tensor, reference_log_probs: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     """float[B]: ``KL(p || q) = sum over legal a of p(a) (log p(a) - log q(a))`` per row, exact.
 

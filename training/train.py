@@ -31,7 +31,7 @@ from rouba_training.network import ActorCritic, save_policy
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
-from rouba_training.regularizers import scheduled
+from rouba_training.regularizers import scheduled, scheduled_until
 from rouba_training.rollout import SelfPlayGames, merge
 from rouba_training.seeds import collector_seeds
 from rouba_training.run_folder import (
@@ -231,8 +231,8 @@ class Trainer:
             mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, update,
                                   power=config.schedule_power),
             magnet=learner.magnet(config),
-            support_coef=scheduled(config.support_schedule, config.support_coef, progress, update,
-                                   power=config.schedule_power))
+            support_coef=scheduled_until(config.support_schedule, config.support_coef, progress, update,
+                                         config.support_until, power=config.schedule_power))
 
     def update(self) -> dict:
         """Collect a batch and train on it; the update's row of ``metrics.csv``."""

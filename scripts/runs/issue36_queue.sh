@@ -57,7 +57,7 @@ declare -A ROWS=(
   [mini_power20_lrfloor_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --seed 2"
   [mini_power20_lrfloor_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.2 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --seed 3"
   # mini: the power-law magnet of 0.05 with the support term (KL(uniform || policy)) annealed to 0
-  # (this needs a tree with --support-coef: commit 77cda84 or later)
+  # (these need a tree with --support-coef: commit 77cda84 or later)
   [mini_support02_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear --seed 3"
   [mini_support005_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear --seed 3"
   [mini_support02]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear"
@@ -65,6 +65,11 @@ declare -A ROWS=(
   [mini_support005]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear"
   [mini_support005_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.005 --support-schedule linear --seed 2"
   [mini_support05p_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.05 --support-schedule power --seed 3"
+  # mini: the support term only while the stalled seed's trap forms (linear from 0.02 to 0 over the first
+  # 30% of the run), then the power-law magnet alone (a tree with --support-until)
+  [mini_support02_until03]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear --support-until 0.3"
+  [mini_support02_until03_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 2"
+  [mini_support02_until03_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 3"
   # mini: row (23)'s moving magnet with the mirror step, small updates, three seeds
   [mini_magnet_ema_env128]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128"
   [mini_magnet_ema_env128_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 128 --seed 2"
@@ -93,6 +98,7 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power20_lrfloor_seed3 mini_power20_lrfloor_seed2 mini_power20_lrfloor
        mini_support02_seed3 mini_support005_seed3 mini_support02 mini_support02_seed2 mini_support005
        mini_support005_seed2 mini_support05p_seed3 probe_full_magnet_ema
+       mini_support02_until03_seed3 mini_support02_until03 mini_support02_until03_seed2
        small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do

@@ -8,7 +8,8 @@ import torch
 
 from rouba_training.config import TrainConfig
 from rouba_training.ppo import MaskedCategorical
-from rouba_training.regularizers import WeightAverage, kl_from_uniform, kl_over_legal, scheduled, uniform_log_probs
+from rouba_training.regularizers import (WeightAverage, kl_from_uniform, kl_over_legal, scheduled, scheduled_until,
+                                         uniform_log_probs)
 from rouba_training.train import train
 from tests.training.test_train import TINY, metric_rows
 
@@ -22,6 +23,14 @@ def test_schedules():
     assert scheduled("power", 0.4, 0.0, 10**6, floor=0.01) == 0.01
     with pytest.raises(ValueError, match="constant, linear, power"):
         scheduled("cosine", 1.0, 0.0, 0)
+
+
+def test_a_schedule_over_part_of_the_run():
+    assert scheduled_until("linear", 0.02, 0.15, 40, until=0.3) == pytest.approx(0.01)  # half of its share
+    assert scheduled_until("linear", 0.02, 0.3, 80, until=0.3) == 0.0
+    assert scheduled_until("constant", 0.02, 0.29, 79, until=0.3) == 0.02
+    assert scheduled_until("constant", 0.02, 0.31, 81, until=0.3) == 0.0, "off after its share"
+    assert scheduled_until("power", 0.4, 0.1, 3, until=1.0) == pytest.approx(0.2)
 
 
 def test_kl_over_legal_actions_by_hand():
@@ -81,6 +90,7 @@ def test_the_moving_average_of_weights():
     ({"magnet_schedule": "cosine"}, "magnet_schedule must be one of constant, linear, power"),
     ({"support_schedule": "cosine"}, "support_schedule must be one of constant, linear, power"),
     ({"support_coef": -0.1}, "support_coef"),
+    ({"support_until": 0.0}, "support_until"),
     ({"learning_rate_floor": 0.5}, "learning_rate_floor=0.5 is above learning_rate"),
     ({"every_seat": "sometimes"}, "every_seat must be one of auto, on, off"),
 ])
