@@ -32,7 +32,7 @@ declare -A ROWS=(
   [probe_full_magnet]="--best-response checkpoint:scripts/results/runs/full_magnet_ema_24M/policy --architecture mlp --hidden-sizes 256 256"
   # small, row (18)'s moving magnet, seeds 2 and 3
   [small_magnet_ema_seed2]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 2"
-  # small, row (18)'s seed 1 carried on to 10M steps (the folder starts as a copy of small_magnet_ema: see ORDER)
+  # small, row (18)'s seed 1 carried on to 10M steps (the folder starts as a copy of small_magnet_ema: see COPY_OF)
   [small_magnet_ema_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   [small_magnet_ema_seed3]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 3"
   # mini: the uniform magnet 0.05 decaying as a power law (fast early), small updates, three seeds
@@ -80,11 +80,14 @@ declare -A ROWS=(
   [full_magnet_ema]="--critic privileged --total-steps 12000000 --eval-interval 20 --eval-opponents heuristic checkpoint:2p $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   # the full game: the exploitability probe (0.3.0's budget) against the network of full_magnet_ema
   [probe_full_magnet_ema]="--best-response checkpoint:scripts/results/runs/full_magnet_ema/policy --architecture mlp --hidden-sizes 256 256"
+  # mixed: row (26) carried on to 12M steps (the folder starts as a copy of mixed_magnet_ema: see COPY_OF)
+  [mixed_magnet_ema_12M]="--config rank_mixed --critic privileged --total-steps 12000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   # small, row (23)'s seeds 2 and 3 carried on to 10M steps as seed 1 was: 3M steps as row (23) first
   # (FIRST_STAGE), then resumed with the longer total
   [small_magnet_ema_seed2_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 2"
   [small_magnet_ema_seed3_10M]="--rules small --total-steps 10000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --seed 3"
 )
+declare -A COPY_OF=([small_magnet_ema_10M]=small_magnet_ema [mixed_magnet_ema_12M]=mixed_magnet_ema)
 declare -A FIRST_STAGE=([small_magnet_ema_seed2_10M]=small_magnet_ema_seed2 [small_magnet_ema_seed3_10M]=small_magnet_ema_seed3)
 ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_seat_ent01 small_magnet_ema
        mini_ema_play mini_ent01_env128 mini_ent01_env128_seed2 mini_ent01_env128_seed3
@@ -98,13 +101,13 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power20_lrfloor_seed3 mini_power20_lrfloor_seed2 mini_power20_lrfloor
        mini_support02_seed3 mini_support005_seed3 mini_support02 mini_support02_seed2 mini_support005
        mini_support005_seed2 mini_support05p_seed3 probe_full_magnet_ema
-       mini_support02_until03_seed3 mini_support02_until03 mini_support02_until03_seed2
+       mini_support02_until03_seed3 mini_support02_until03 mini_support02_until03_seed2 mixed_magnet_ema_12M
        small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
   dir=$RUNS/$row
-  if [ "$row" = small_magnet_ema_10M ] && [ ! -d "$dir" ]; then cp -r "$RUNS/small_magnet_ema" "$dir"; fi
+  if [ -n "${COPY_OF[$row]:-}" ] && [ ! -d "$dir" ]; then cp -r "$RUNS/${COPY_OF[$row]}" "$dir"; fi
   if [ -n "${FIRST_STAGE[$row]:-}" ]; then
     # the first stage ends at once when it is done (or the run is past it)
     if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
