@@ -10,12 +10,7 @@ MAX_FILE_BYTES = 1024 * 1024
 BIG_FILES_ALLOWED: dict[str, str] = {}
 """Tracked files allowed past MAX_FILE_BYTES outside checkpoints/, each with the reason it must be that big."""
 RUNS = "scripts/results/runs"
-TO_BE_RESUMED = {
-    "small_every_seat_ent05": "issue 36: the best small-deck recipe, to be carried on to 10M steps",
-    "small_every_seat_ent05_seed2": "issue 36: its second seed, likewise",
-    "small_every_seat_ent05_seed3": "issue 36: its third seed, likewise",
-    "mini_every_seat_ent0.05": "issue 36: stopped at 522k of 1M steps",
-}
+TO_BE_RESUMED: dict[str, str] = {}
 """Run folders whose ``checkpoint.pt`` stays in git because the run is to be carried on with --resume."""
 
 
@@ -45,3 +40,24 @@ def test_only_runs_to_be_resumed_keep_their_checkpoint():
     kept = {Path(name).parent.name for name in tracked_files()
             if name.startswith(RUNS + "/") and name.endswith("/checkpoint.pt")}
     assert kept <= set(TO_BE_RESUMED), f"finished runs with a checkpoint in git: {sorted(kept - set(TO_BE_RESUMED))}"
+
+
+RUN_FOLDER_FILES = {"eval.csv", "metrics.csv", "final_eval.json"}
+"""What a finished run folder keeps besides its policy (``policy/``): its results and settings. Its
+learning curve is drawn again from ``metrics.csv`` and ``eval.csv``; TensorBoard files are not kept."""
+
+
+def test_run_folders_keep_their_results_and_policy_only():
+    extra = []
+    for name in tracked_files():
+        if not name.startswith(RUNS + "/"):
+            continue
+        folder, _, rest = name[len(RUNS) + 1:].partition("/")
+        if rest in RUN_FOLDER_FILES or rest.startswith("policy/") or "/" not in name[len(RUNS) + 1:]:
+            continue
+        if folder.endswith("_policy") and "/" not in rest:  # a folder that is a policy itself
+            continue
+        if rest == "checkpoint.pt" and folder in TO_BE_RESUMED:
+            continue
+        extra.append(name)
+    assert extra == [], f"run folders keep results and the policy only: {extra[:5]}"
