@@ -306,7 +306,8 @@ class Table:
 
     def _play_checked(self, action, who: str) -> bool:
         """`play` for an action the fast path did not play: check it, refuse it as the table's rule says,
-        or play it with the hooks. Warnings point at the code that called the environment."""
+        or play it with the hooks. A warning points at the caller of the environment's step (of the raw
+        env's, under a wrapper)."""
         index, reason = self._legal_index(action)
         if index < 0:
             message = illegal_action_message(action, who, reason, np.flatnonzero(self._mask).tolist())

@@ -175,7 +175,9 @@ def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[Trai
     changes = []
     if saved is not None:
         final, before = config.to_dict(), TrainConfig(**{**base, "run_dir": request.run_dir}).to_dict()
-        changes = [(key, before[key], final[key]) for key in sorted(base) if before[key] != final[key]]
+        resumable = set(final) - set(COMMAND_LINE_ONLY) - set(NOT_RESUMED) - {"run_dir"}  # a setting newer
+        changes = [(key, before[key], final[key]) for key in sorted(resumable)  # than the run counts too
+                   if before[key] != final[key]]
     return config, changes
 
 

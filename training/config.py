@@ -132,7 +132,8 @@ class TrainConfig:
     support_schedule: str = setting("constant", 'How support_coef moves: constant, linear (to 0) or power.')
     support_until: float = setting(
         1.0, "Share of the run the support term lasts (0..1]: its schedule runs over that share (linear "
-        "reaches 0 there) and the term is off after it.")
+        "reaches 0 there) and the term is off after it. A share of total_steps: a run carried on to more "
+        "steps moves the point (and may turn the term on again).")
     weight_average: float = setting(
         0.0, 'Decay of an exponential moving average of the weights, updated after every update (0: none).')
     play_average: bool = setting(

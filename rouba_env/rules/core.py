@@ -691,8 +691,8 @@ def cards_captured(take_all, target, rank_on_table, jokers_on_table, target_pile
 
     A table capture takes one card of the played rank (``rank_on_table`` of them lie there; with
     ``take_all`` it takes all of them and the ``jokers_on_table`` too); capturing a table joker takes
-    it; a steal takes the whole pile it is played on (``target_pile`` cards); the own pile and a
-    discard take nothing.
+    it; a steal takes the whole pile it is played on (``target_pile`` cards: `steal` moves that pile);
+    the own pile and a discard take nothing. `capture` and the players' move values count with it.
     """
     if target == TARGET_TABLE:
         return rank_on_table + jokers_on_table if take_all else 1

@@ -104,5 +104,7 @@ def test_head_to_head_seats_pools_both_lineups(tmp_path):
     assert list(two["lineups"]) == ["forward"] and two["lineups"]["forward"]["seats"] == 1
     assert [lineup["seats"] for lineup in three["lineups"].values()] == [2, 1]
     pooled = sum(lineup["win_rate"] * lineup["games"] for lineup in three["lineups"].values()) / three["games"]
-    assert three["win_rate"] == pytest.approx(pooled) and three["win_low"] < three["win_rate"] < three["win_high"]
-    assert two["win_rate"] > 0.5  # heuristic against random
+    assert three["win_rate"] == pytest.approx(pooled) and three["win_low"] <= three["win_rate"] <= three["win_high"]
+    import rouba_env  # at 2 seats it is the ordinary head to head
+    alone = rouba_env.evaluate(["heuristic", "random"], games=12, num_players=2, seed=0)
+    assert two["win_rate"] == pytest.approx(alone.players[0].win_rate) and two["games"] == alone.games

@@ -264,6 +264,17 @@ def test_a_resumed_run_takes_its_device_from_the_command_line_only():
     assert config.device == "cuda"
 
 
+def test_resuming_lists_a_change_to_a_setting_newer_than_the_run():
+    """A run saved before a setting existed resumes with its default, and a flag for it is listed."""
+    from rouba_training.cli import build_config, parse_request
+
+    saved = {key: value for key, value in TrainConfig().to_dict().items() if key != "support_coef"}
+    config, changes = build_config(parse_request(["--resume"]), saved)
+    assert config.support_coef == 0.0 and changes == []
+    config, changes = build_config(parse_request(["--resume", "--support-coef", "0.02"]), saved)
+    assert config.support_coef == 0.02 and changes == [("support_coef", 0.0, 0.02)]
+
+
 @pytest.mark.slow
 def test_train_command_rejects_bad_settings_in_one_line():
     for script in (["rouba-train"], [sys.executable, str(ROOT / "scripts" / "train.py")]):
