@@ -182,10 +182,10 @@ def test_step_through_a_replay(live_server, browser, tmp_path):
     faces = browser.find_elements(By.CSS_SELECTOR, "#replay-board .seat svg[aria-label='card back']")
     assert not faces, "the full state shows every hand"
     Select(browser.find_element(By.ID, "replay-seat")).select_by_value("1")
-    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-board svg[aria-label='card back']"),
-             "seat view")
-    backs = browser.find_elements(By.CSS_SELECTOR, "#replay-board .seat svg[aria-label='card back']")
-    assert len(backs) == len(states[6].hands[0]) + len(states[6].hands[2])
+    hidden = len(states[6].hands[0]) + len(states[6].hands[2])
+    seat_backs = "#replay-board .seat svg[aria-label='card back']"  # the seats' own backs, not any back on the board
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, seat_backs)) == hidden, "seat view")
+    assert len(browser.find_elements(By.CSS_SELECTOR, seat_backs)) == hidden
     RESULTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(RESULTS / "web_replay.png"))
     browser.find_element(By.ID, "replay-last").click()
