@@ -81,6 +81,13 @@ declare -A ROWS=(
   # the full game: the exploitability probe (0.3.0's budget) against the network of full_magnet_ema
   [probe_full_magnet_ema]="--best-response checkpoint:scripts/results/runs/full_magnet_ema/policy --architecture mlp --hidden-sizes 256 256"
   # mixed: row (26) carried on to 12M steps (the folder starts as a copy of mixed_magnet_ema: see COPY_OF)
+  # mini: rows (25)'s best two recipes with updates half as large again (64 games an update), three seeds
+  [mini_power05_lrfloor_env64]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002"
+  [mini_power05_lrfloor_env64_seed2]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --seed 2"
+  [mini_power05_lrfloor_env64_seed3]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --seed 3"
+  [mini_support02_until03_env64]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --support-coef 0.02 --support-schedule linear --support-until 0.3"
+  [mini_support02_until03_env64_seed2]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 2"
+  [mini_support02_until03_env64_seed3]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 3"
   [mixed_magnet_ema_12M]="--config rank_mixed --critic privileged --total-steps 12000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   # small, row (23)'s seeds 2 and 3 carried on to 10M steps as seed 1 was: 3M steps as row (23) first
   # (FIRST_STAGE), then resumed with the longer total
@@ -102,7 +109,9 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_support02_seed3 mini_support005_seed3 mini_support02 mini_support02_seed2 mini_support005
        mini_support005_seed2 mini_support05p_seed3 probe_full_magnet_ema
        mini_support02_until03_seed3 mini_support02_until03 mini_support02_until03_seed2 mixed_magnet_ema_12M
-       small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M)
+       small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M
+       mini_power05_lrfloor_env64 mini_power05_lrfloor_env64_seed2 mini_power05_lrfloor_env64_seed3
+       mini_support02_until03_env64 mini_support02_until03_env64_seed2 mini_support02_until03_env64_seed3)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
