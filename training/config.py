@@ -49,6 +49,8 @@ LIMITS = {
     "support_coef": (0, 100),
     "support_until": (1e-6, 1),
     "weight_average": (0, 0.999999),
+    "neurd_threshold": (0.1, 50),
+    "neurd_clip": (1e-3, 1e6),
 }
 """Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
 
@@ -69,6 +71,8 @@ SCHEDULES = ("constant", "linear", "power")
 """How a coefficient moves over a run (`rouba_training.regularizers.scheduled`)."""
 MAGNETS = ("none", "uniform", "ema", "snapshot")
 """What the magnet KL pulls the policy towards (``none``: no magnet term)."""
+POLICY_LOSSES = ("ppo", "neurd")
+"""The policy terms the trainer knows (`rouba_training.losses`)."""
 EVERY_SEAT_MODES = ("auto", "on", "off")
 """Values of `TrainConfig.every_seat`."""
 HELP = "help"
@@ -134,6 +138,14 @@ class TrainConfig:
         1.0, "Share of the run the support term lasts (0..1]: its schedule runs over that share (linear "
         "reaches 0 there) and the term is off after it. A share of total_steps: a run carried on to more "
         "steps moves the point (and may turn the term on again).")
+    policy_loss: str = setting(
+        "ppo", "The policy term: ppo (the clipped surrogate) or neurd (neural replicator dynamics, clipped as PPO "
+        "is: each legal move's centred logit is pushed by its estimated advantage, which does not fade with the "
+        "move's probability as the policy gradient's does).")
+    neurd_threshold: float = setting(
+        6.0, "policy_loss neurd: a centred logit is not pushed further once it is this far from 0 (with two "
+        "moves, 6 lets the policy reach about 1 - 6e-6 by this term).")
+    neurd_clip: float = setting(100.0, "policy_loss neurd: the largest push one row gives one logit.")
     weight_average: float = setting(
         0.0, 'Decay of an exponential moving average of the weights, updated after every update (0: none).')
     play_average: bool = setting(
@@ -255,6 +267,8 @@ class TrainConfig:
         for name in ("learning_rate_schedule", "magnet_schedule", "mirror_schedule", "support_schedule"):
             if getattr(self, name) not in SCHEDULES:
                 raise ValueError(f"{name} must be one of {', '.join(SCHEDULES)}, got {getattr(self, name)!r}")
+        if self.policy_loss not in POLICY_LOSSES:
+            raise ValueError(f"policy_loss must be one of {', '.join(POLICY_LOSSES)}, got {self.policy_loss!r}")
         if self.magnet not in MAGNETS:
             raise ValueError(f"magnet must be one of {', '.join(MAGNETS)}, got {self.magnet!r}")
         if (self.magnet == "none") != (self.magnet_coef == 0):

@@ -158,7 +158,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             dist = MaskedCategorical(logits, mask[rows])
             minibatch = Minibatch(rows, dist.log_probs, dist.mask, dist.log_prob(actions[rows]), dist.entropy(),
                                   values, old_log_probs[rows], advantages[rows], returns[rows], hands,
-                                  None if hidden is None else hidden[rows])
+                                  None if hidden is None else hidden[rows], actions[rows])
             total, step_stats = total_loss(terms, minibatch)
             if not torch.isfinite(total):
                 raise RuntimeError(f"the loss became {float(total)} at update {update}; "
