@@ -93,6 +93,14 @@ declare -A ROWS=(
   [mini_neurd_power05]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --policy-loss neurd"
   [mini_neurd_power05_seed2]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --policy-loss neurd --seed 2"
   [mini_neurd_power05_seed3]="--rules mini --total-steps 1000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 128 --learning-rate-floor 0.0002 --policy-loss neurd --seed 3"
+  # mini: the support term over the first 30% with updates of 32 games, three seeds
+  [mini_support02_until03_env32]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --support-coef 0.02 --support-schedule linear --support-until 0.3"
+  [mini_support02_until03_env32_seed2]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 2"
+  [mini_support02_until03_env32_seed3]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 3"
+  # mini: the NeuRD rows with updates of 64 games
+  [mini_neurd_power05_env64]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --policy-loss neurd"
+  [mini_neurd_power05_env64_seed2]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --policy-loss neurd --seed 2"
+  [mini_neurd_power05_env64_seed3]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --policy-loss neurd --seed 3"
   [mixed_magnet_ema_12M]="--config rank_mixed --critic privileged --total-steps 12000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   # small, row (23)'s seeds 2 and 3 carried on to 10M steps as seed 1 was: 3M steps as row (23) first
   # (FIRST_STAGE), then resumed with the longer total
@@ -117,7 +125,9 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        small_magnet_ema_seed2_10M small_magnet_ema_seed3_10M
        mini_power05_lrfloor_env64 mini_power05_lrfloor_env64_seed2 mini_power05_lrfloor_env64_seed3
        mini_support02_until03_env64 mini_support02_until03_env64_seed2 mini_support02_until03_env64_seed3
-       mini_neurd_power05_seed3 mini_neurd_power05 mini_neurd_power05_seed2)
+       mini_neurd_power05_seed3 mini_neurd_power05 mini_neurd_power05_seed2
+       mini_support02_until03_env32_seed3 mini_support02_until03_env32 mini_support02_until03_env32_seed2
+       mini_neurd_power05_env64_seed3 mini_neurd_power05_env64 mini_neurd_power05_env64_seed2)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
