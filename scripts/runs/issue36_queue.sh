@@ -101,6 +101,12 @@ declare -A ROWS=(
   [mini_neurd_power05_env64]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --policy-loss neurd"
   [mini_neurd_power05_env64_seed2]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --policy-loss neurd --seed 2"
   [mini_neurd_power05_env64_seed3]="--rules mini --total-steps 1000000 --eval-interval 80 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 64 --learning-rate-floor 0.0002 --policy-loss neurd --seed 3"
+  # mini: the same, seeds 4 and 5 (beyond the target's three), and the control without the support term
+  [mini_support02_until03_env32_seed4]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 4"
+  [mini_support02_until03_env32_seed5]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --support-coef 0.02 --support-schedule linear --support-until 0.3 --seed 5"
+  [mini_power05_env32]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32"
+  [mini_power05_env32_seed2]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --seed 2"
+  [mini_power05_env32_seed3]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --seed 3"
   [mixed_magnet_ema_12M]="--config rank_mixed --critic privileged --total-steps 12000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   # small, row (23)'s seeds 2 and 3 carried on to 10M steps as seed 1 was: 3M steps as row (23) first
   # (FIRST_STAGE), then resumed with the longer total
@@ -127,7 +133,9 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_support02_until03_env64 mini_support02_until03_env64_seed2 mini_support02_until03_env64_seed3
        mini_neurd_power05_seed3 mini_neurd_power05 mini_neurd_power05_seed2
        mini_support02_until03_env32_seed3 mini_support02_until03_env32 mini_support02_until03_env32_seed2
-       mini_neurd_power05_env64_seed3 mini_neurd_power05_env64 mini_neurd_power05_env64_seed2)
+       mini_neurd_power05_env64_seed3 mini_neurd_power05_env64 mini_neurd_power05_env64_seed2
+       mini_support02_until03_env32_seed4 mini_support02_until03_env32_seed5
+       mini_power05_env32_seed3 mini_power05_env32 mini_power05_env32_seed2)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
