@@ -107,6 +107,8 @@ declare -A ROWS=(
   [mini_power05_env32]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32"
   [mini_power05_env32_seed2]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --seed 2"
   [mini_power05_env32_seed3]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --seed 3"
+  [mini_power05_env32_seed4]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --seed 4"
+  [mini_power05_env32_seed5]="--rules mini --total-steps 1000000 --eval-interval 160 $SELF_PLAY --ent-coef 0 --magnet uniform --magnet-coef 0.05 --magnet-schedule power --schedule-power 0.5 --num-envs 32 --seed 5"
   # small and the full game: row (23)'s and row (27)'s recipes with twice the gradient steps per decision
   # (minibatches of 1,024: mini's lesson, where more gradient steps per decision were the lever)
   [small_magnet_ema_mb1024]="--rules small --total-steps 3000000 --eval-interval 10 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --minibatch-size 1024"
@@ -139,7 +141,7 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_support02_until03_env32_seed3 mini_support02_until03_env32 mini_support02_until03_env32_seed2
        mini_neurd_power05_env64_seed3 mini_neurd_power05_env64 mini_neurd_power05_env64_seed2
        mini_support02_until03_env32_seed4 mini_support02_until03_env32_seed5
-       mini_power05_env32_seed3 mini_power05_env32 mini_power05_env32_seed2
+       mini_power05_env32_seed3 mini_power05_env32 mini_power05_env32_seed2 mini_power05_env32_seed4 mini_power05_env32_seed5
        small_magnet_ema_mb1024 full_magnet_ema_mb1024)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
