@@ -50,7 +50,7 @@ LIMITS = {
     "support_until": (1e-6, 1),
     "weight_average": (0, 0.999999),
     "neurd_threshold": (0.1, 50),
-    "neurd_clip": (1e-3, 1e6),
+    "neurd_clip": (1e-3, 10**6),
 }
 """Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
 
