@@ -91,6 +91,8 @@ class ClippedNeuRD(LossTerm):
     centred logit has gone ``threshold`` past 0 in its direction (bounding how sure the policy can get by
     this term alone), and, as in PPO, where the row's ratio has left ``[1 - clip, 1 + clip]`` in the
     advantage's direction; ``force_clip`` bounds one row's push (a rarely drawn move's estimate is large).
+    The centred logits sum to 0, so the ``- advantage`` shared by every move only matters where a gate or
+    the clip holds one move back. ``clip_fraction`` is PPO's (the share of rows with the ratio outside).
     """
 
     clip_coef: float = 0.2
@@ -108,7 +110,9 @@ class ClippedNeuRD(LossTerm):
             taken = torch.nn.functional.one_hot(batch.actions.long(), legal.shape[-1]).to(batch.log_probs.dtype)
             drawn_with = batch.old_log_prob.exp().unsqueeze(-1)
             advantage = batch.advantages.unsqueeze(-1)
-            force = (advantage * (taken / drawn_with - 1.0)).clamp(-self.force_clip, self.force_clip)
+            over_drawn = torch.where(taken.bool(), 1.0 / drawn_with.clamp_min(torch.finfo(drawn_with.dtype).tiny),
+                                     torch.zeros_like(taken))
+            force = (advantage * (over_drawn - 1.0)).clamp(-self.force_clip, self.force_clip)
             outside = ((ratio > 1.0 + self.clip_coef) & (batch.advantages > 0)) | (
                 (ratio < 1.0 - self.clip_coef) & (batch.advantages < 0))
             force = torch.where(outside.unsqueeze(-1), torch.zeros_like(force), force)
@@ -118,7 +122,7 @@ class ClippedNeuRD(LossTerm):
             may_rise, may_fall = centred < self.threshold, centred > -self.threshold
             force = torch.where(force > 0, force * may_rise, force * may_fall) * legal
             self.last = {"approx_kl": ((ratio - 1.0) - log_ratio).mean().item(),
-                         "clip_fraction": outside.float().mean().item()}
+                         "clip_fraction": ((ratio - 1.0).abs() > self.clip_coef).float().mean().item()}
         centred = torch.where(legal, centred, torch.zeros_like(centred))
         return -(force * centred).sum(-1).mean()
 

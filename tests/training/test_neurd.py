@@ -34,7 +34,8 @@ def logit_gradient(term, logits, action, advantage, legal=LEGAL_TWO_OF_THREE, ol
 def test_the_push_on_a_rarely_drawn_move_does_not_fade():
     """p = (3/4, 1/4); the second move drawn with advantage 1. Its force is 1/p - 1 = 3, the other's -1; the
     centred logits' gradient spreads each over the two legal moves: dL/dz = (2, -2, 0). The policy gradient
-    gives the second move's logit -(1 - p) = -0.75, and less the rarer the move."""
+    gives the second move's logit -(1 - p) = -0.75. Drawn with probability p, NeuRD's expected push on a
+    move is its advantage; the policy gradient's is p (1 - p) times it, which fades as the move is dropped."""
     neurd = ClippedNeuRD("policy_loss", 1.0, clip_coef=0.2, threshold=6.0, force_clip=100.0)
     logits = torch.tensor([[math.log(3.0), 0.0, 5.0]])
     assert logit_gradient(neurd, logits, 1, 1.0) == pytest.approx([2.0, -2.0, 0.0], abs=1e-5)
@@ -65,8 +66,19 @@ def test_no_push_past_the_trust_region_in_the_advantages_direction():
     logits = torch.tensor([[0.0, 0.0, 5.0]])  # p = 1/2 now
     drawn_at_a_third = math.log(1 / 3)  # ratio 1.5: past 1 + clip
     assert logit_gradient(neurd, logits, 0, 1.0, old_log_prob=drawn_at_a_third) == [0.0, 0.0, 0.0]
+    # a negative advantage still pulls the move back, by the probability it was drawn with (1/3), not the
+    # current one (1/2): force (-1 * (3 - 1), 1), dL/dz = (1.5, -1.5, 0)
     pushed_back = logit_gradient(neurd, logits, 0, -1.0, old_log_prob=drawn_at_a_third)
-    assert pushed_back[0] > 0 and pushed_back[1] < 0, "a negative advantage still pulls the move back"
+    assert pushed_back == pytest.approx([1.5, -1.5, 0.0], abs=1e-5)
+    drawn_at_two_thirds = math.log(2 / 3)  # ratio 0.75: below 1 - clip
+    assert logit_gradient(neurd, logits, 0, -1.0, old_log_prob=drawn_at_two_thirds) == [0.0, 0.0, 0.0]
+    assert logit_gradient(neurd, logits, 0, 1.0, old_log_prob=drawn_at_two_thirds)[0] < 0, "a positive one pushes"
+
+
+def test_a_move_drawn_at_a_probability_that_underflows_gives_no_nan():
+    neurd = ClippedNeuRD("policy_loss", 1.0, clip_coef=0.2, threshold=6.0, force_clip=100.0)
+    gradient = logit_gradient(neurd, torch.tensor([[0.0, 0.0, 5.0]]), 0, -1.0, old_log_prob=-120.0)
+    assert all(math.isfinite(value) for value in gradient)
 
 
 def test_no_push_past_the_threshold():
