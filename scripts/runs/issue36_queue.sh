@@ -119,6 +119,8 @@ declare -A ROWS=(
   # small: the same with the moving average's decay per update scaled to keep its horizon in steps (0.99^(1/4))
   [small_magnet_ema_env256_wa9975]="--rules small --total-steps 3000000 --eval-interval 40 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.9975 --magnet-coef 0.05 --mirror-coef 0.1 --num-envs 256"
   [full_magnet_ema_mb1024]="--critic privileged --total-steps 12000000 --eval-interval 20 --eval-opponents heuristic checkpoint:2p $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1 --minibatch-size 1024"
+  # mixed: row (26)'s recipe with 30% of the pool scripted (the shipped mixed was trained against 60%)
+  [mixed_magnet_ema_scripted03]="--config rank_mixed --critic privileged --total-steps 6000000 --eval-interval 20 --scripted-weight 0.3 --past-self-weight 0 --self-play-weight 0.7 --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   [mixed_magnet_ema_12M]="--config rank_mixed --critic privileged --total-steps 12000000 --eval-interval 20 $SELF_PLAY --ent-coef 0 --magnet ema --weight-average 0.99 --magnet-coef 0.05 --mirror-coef 0.1"
   # small, row (23)'s seeds 2 and 3 carried on to 10M steps as seed 1 was: 3M steps as row (23) first
   # (FIRST_STAGE), then resumed with the longer total
@@ -150,7 +152,7 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power05_env32_seed3 mini_power05_env32 mini_power05_env32_seed2 mini_power05_env32_seed4 mini_power05_env32_seed5
        small_magnet_ema_mb1024 full_magnet_ema_mb1024
        small_magnet_ema_mb1024_seed2 small_magnet_ema_mb1024_seed3 small_magnet_ema_env256
-       small_magnet_ema_env256_wa9975)
+       small_magnet_ema_env256_wa9975 mixed_magnet_ema_scripted03)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
