@@ -253,12 +253,16 @@ def main(argv: list[str] | None = None) -> int:
         for row in final["evaluation"]:
             print(f"{row['opponent']:<22}{row['games']:>7}{row['win_rate']:>10.1%}"
                   f"   [{row['win_low']:.1%}, {row['win_high']:.1%}]{row['mean_margin']:>9.2f}")
-        if config.best_response:  # one row per table size, in num_players' order
-            for players, row in zip(config.num_players, final["evaluation"]):
-                print(f"exploitability probe: a fresh network trained {final['learner_steps']} steps against "
-                      f"{config.best_response} alone wins {row['win_rate']:.1%} [{row['win_low']:.1%}, "
-                      f"{row['win_high']:.1%}] against it at {players} players ({1 / players:.1%}, one seat's "
-                      f"share, would mean no exploit found)")
+    if config.best_response and final["evaluation"]:  # one row per table size, in num_players' order
+        from rouba_training.best_response import describe_bound
+
+        report = final["best_response"]
+        print(f"approximate best response to {config.best_response}; the exploiter started as {report['start']}")
+        for players, start, end in zip(config.num_players, report["start_evaluation"] or [None] * len(
+                config.num_players), final["evaluation"]):
+            print(f"{players} players, at the start: "
+                  f"{describe_bound(start) if start else 'not evaluated'}")
+            print(f"{players} players, after {final['learner_steps']} steps: {describe_bound(end)}")
     return 0
 
 

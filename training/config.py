@@ -15,6 +15,9 @@ from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, Ch
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import REWARD_MODES, TRAINING_REWARD
+from rouba_training.best_response import (
+    EXPLOITER_ENTROPY, EXPLOITER_EVAL_GAMES, FRESH_LEARNING_RATE, WARM_LEARNING_RATE, exploiter_start,
+)
 
 
 LIMITS = {
@@ -51,6 +54,7 @@ LIMITS = {
     "weight_average": (0, 0.999999),
     "neurd_threshold": (0.1, 50),
     "neurd_clip": (1e-3, 10**6),
+    "best_response_temperature": (1, 1024),
 }
 """Allowed range (inclusive) of each numeric setting, checked when a `TrainConfig` is made, whatever its source.
 
@@ -194,12 +198,24 @@ class TrainConfig:
         'Player specs of the scripted part of the opponent pool.')
     best_response: str = setting(
         "",
-        'Exploitability probe: a player spec (e.g. checkpoint:2p) that a fresh network trains against, alone '
-        '(no self-play, no snapshots), and is evaluated against; its final win rate says how much a dedicated '
-        'opponent can exploit that player. Runs best_response_steps unless total_steps is given.')
+        'Approximate best response: a player spec (e.g. checkpoint:2p) that an exploiter trains against, alone '
+        '(no self-play, no snapshots), playing as it plays for users; the exploiter starts as a copy of it where '
+        'it is a network (best_response_start). Evaluated against it at the start and the end on the same '
+        'duplicate deals: the exploiter\'s seat-averaged margin is a lower bound on the target\'s exploitability. '
+        'Runs best_response_steps unless total_steps is given.')
     best_response_steps: int = setting(
         3_000_000,
         "The probe's fixed budget of learner steps (used when total_steps is left at its default).")
+    best_response_start: str = setting(
+        "auto",
+        "Where the exploiter of best_response starts: auto (a copy of the target when it is a network, its actor "
+        "and any privileged critic; for a scripted target the strongest shipped network that plays the table, "
+        "else a fresh network), fresh, or a checkpoint spec. A network start fixes architecture, hidden_sizes, "
+        "max_players and critic to the checkpoint's.")
+    best_response_temperature: float = setting(
+        4.0,
+        "A network start's logits are divided by this: its greedy play stays the copy's (exactly, for a power "
+        "of 2), while its sampling spreads to the moves a near-deterministic copy would never try.")
     snapshot_interval: int = setting(20, 'Updates between snapshots of the learner added to the pool.')
     pool_size: int = setting(8, 'Most past snapshots kept (oldest dropped first).')
     eval_interval: int = setting(
@@ -251,10 +267,13 @@ class TrainConfig:
             specs = getattr(self, field_name)
             for spec in (specs if isinstance(specs, tuple) else ([specs] if specs else [])):
                 check_spec(field_name, spec)
-        if self.best_response:
-            self._set_up_best_response()
         if not self.num_players or any(not 2 <= n <= 8 for n in self.num_players):
             raise ValueError(f"num_players must list table sizes in 2..8, got {self.num_players}")
+        if self.best_response:
+            self._set_up_best_response()
+        elif self.best_response_start != "auto":
+            raise ValueError(f"best_response_start={self.best_response_start!r} says where an exploiter starts: it "
+                             f"needs best_response (the player it exploits)")
         if self.max_players and self.max_players < max(self.num_players):
             raise ValueError(f"max_players={self.max_players} is smaller than the largest table {max(self.num_players)}")
         weights = (self.self_play_weight, self.past_self_weight, self.scripted_weight)
@@ -315,6 +334,34 @@ class TrainConfig:
                 raise ValueError(f"best_response={spec!r} plays against that player alone: {name} must be left "
                                  f"at its default, got {current!r}")
             setattr(self, name, value)
+        tables = [make_rules(self.rules, num_players=n) for n in self.num_players]
+        for rules in tables:
+            try:
+                make_policy(spec, rules)
+            except (CheckpointTableMismatch, ValueError) as error:
+                raise ValueError(f"best_response={spec!r} cannot play rules {self.rules!r} at {rules.num_players} "
+                                 f"players: {error}") from None
+        try:
+            start = exploiter_start(spec, self.best_response_start, tables)
+        except (CheckpointTableMismatch, OSError) as error:
+            raise ValueError(f"best_response_start={self.best_response_start!r}: {error}") from None
+        if start.metadata is not None:  # the network's shape is the checkpoint's
+            copied = {"architecture": start.metadata["architecture"],
+                      "hidden_sizes": tuple(start.metadata["hidden_sizes"]),
+                      "max_players": int(start.metadata["max_players"]),
+                      "critic": "privileged" if start.has_privileged_critic else "shared"}
+            for name, value in copied.items():
+                current = getattr(self, name)
+                if current not in (defaults[name], value):
+                    raise ValueError(f"the exploiter starts from {start.checkpoint}, whose {name} is {shown(value)}: "
+                                     f"{name} must be left at its default, got {shown(current)}")
+                setattr(self, name, value)
+        learning_rate = WARM_LEARNING_RATE if start.checkpoint else FRESH_LEARNING_RATE
+        exploiter = {"learning_rate": learning_rate, "ent_coef": EXPLOITER_ENTROPY,
+                     "final_eval_games": EXPLOITER_EVAL_GAMES}
+        for name, value in exploiter.items():  # the exploiter's own defaults, where the user left the trainer's
+            if getattr(self, name) == defaults[name]:
+                setattr(self, name, value)
         if self.total_steps == defaults["total_steps"]:
             self.total_steps = self.best_response_steps
         if self.run_dir == defaults["run_dir"]:

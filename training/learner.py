@@ -17,7 +17,8 @@ from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
 from rouba_training.config import TrainConfig
-from rouba_training.network import make_network
+from rouba_training.best_response import exploiter_start
+from rouba_training.network import load_checkpoint_weights, make_network, soften_policy
 from rouba_training.opponents import OpponentPool
 from rouba_training.regularizers import WeightAverage
 
@@ -83,7 +84,13 @@ def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: i
     encoder = ObservationEncoder(tables[0], max_players)
     num_actions = ActionEncoding(tables[0], max_players).size
     network = make_network(config.architecture, encoder.size, num_actions, config.hidden_sizes, max_players,
-                           config.critic, encoder.hidden_size, config.hand_coef > 0).to(device)
+                           config.critic, encoder.hidden_size, config.hand_coef > 0)
+    if config.best_response:  # the exploiter starts as a copy of its target where it can
+        start = exploiter_start(config.best_response, config.best_response_start, tables)
+        if start.checkpoint is not None:
+            load_checkpoint_weights(network, start.checkpoint)
+            soften_policy(network, config.best_response_temperature)
+    network = network.to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=ADAM_EPSILON)
     if scripted is None:
         scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables]
@@ -106,6 +113,8 @@ class RunProgress:
     seconds: float = 0.0
     """Training seconds over every session of the run (evaluations and checkpoints aside)."""
     latest_eval: list[dict] = field(default_factory=list)
+    start_eval: list[dict] = field(default_factory=list)
+    """An approximate best response's evaluation before its first update (empty for other runs)."""
 
     def record(self, batch, seconds: float) -> None:
         """Count one update's batch, collected and trained on in ``seconds``."""
@@ -117,9 +126,10 @@ class RunProgress:
 
     def state_dict(self) -> dict:
         return {"learner_steps": self.learner_steps, "engine_steps": self.engine_steps, "games": self.games,
-                "update": self.update, "seconds": float(self.seconds), "latest_eval": self.latest_eval}
+                "update": self.update, "seconds": float(self.seconds), "latest_eval": self.latest_eval,
+                "start_eval": self.start_eval}
 
     @classmethod
     def from_saved(cls, saved: dict) -> "RunProgress":
         return cls(saved["learner_steps"], saved["engine_steps"], saved["games"], saved["update"],
-                   saved["seconds"], list(saved.get("latest_eval", [])))
+                   saved["seconds"], list(saved.get("latest_eval", [])), list(saved.get("start_eval", [])))

@@ -16,7 +16,9 @@ from torch import nn
 
 from rouba_env.players.features import extended_index, rank_context_index, rank_feature_index
 from rouba_env.players.network import MASKED_LOGIT, MLP, NetworkPolicy, RankNetwork
-from rouba_env.players.checkpoint import write_checkpoint
+from rouba_env.players.checkpoint import (
+    load_checkpoint, read_privileged_value, resolve_checkpoint, write_checkpoint,
+)
 from rouba_env.rules.engine import NUM_KINDS, NUM_RANK_SLOTS
 from rouba_env.rules.config import RulesConfig
 
@@ -49,6 +51,8 @@ class ActorCritic(nn.Module):
         self.obs_size, self.num_actions, self.hidden_sizes = obs_size, num_actions, tuple(hidden_sizes)
 
     architecture = "mlp"
+    policy_layers = ("policy_head",)
+    """The layers whose outputs are the logits, linearly: scaling them scales every logit (`soften_policy`)."""
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits[B, A], value[B]) for observations[B, D]."""
@@ -80,6 +84,8 @@ class RankActorCritic(nn.Module):
     """
 
     architecture = "rank"
+    policy_layers = ("natural_head", "joker_head", "joker_context")
+    """The layers whose outputs are the logits, linearly: scaling them scales every logit (`soften_policy`)."""
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...], max_players: int):
         super().__init__()
@@ -246,3 +252,37 @@ def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rule
                  for name, tensor in getattr(network, HAND_HEAD).state_dict().items()}
     return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra,
                             architecture=network.architecture, privileged_value=critic, hand_head=hands)
+
+
+def load_checkpoint_weights(network: nn.Module, path_or_name: str) -> None:
+    """Copy a checkpoint's network into the trainer's ``network`` of the same shape: the actor, and the
+    privileged critic where both have one (an exploiter that starts as a copy of its target).
+
+    A ValueError names the tensors that do not fit; a hand head, never saved, keeps its fresh weights.
+    """
+    tensors, metadata = load_checkpoint(path_or_name)
+    actor = playing_network(network)
+    try:
+        missing, unexpected = actor.load_state_dict({name: torch.as_tensor(array) for name, array in tensors.items()},
+                                                    strict=False)
+    except RuntimeError as error:
+        raise ValueError(f"checkpoint {path_or_name} does not fit the network: {str(error).splitlines()[-1]}") from None
+    missing = [name for name in missing if not name.startswith(HAND_HEAD + ".")]
+    if missing or unexpected:
+        raise ValueError(f"checkpoint {path_or_name} does not fit the network: missing {missing}, "
+                         f"unexpected {unexpected}")
+    if isinstance(network, PrivilegedCritic):
+        critic = read_privileged_value(resolve_checkpoint(path_or_name), metadata)
+        if critic is not None:
+            network.critic.load_state_dict({name: torch.as_tensor(array) for name, array in critic.items()})
+
+
+def soften_policy(network: nn.Module, temperature: float) -> None:
+    """Divide every logit of ``network``'s policy by ``temperature`` (its policy layers' weights and biases):
+    the most likely move stays the most likely, so greedy play is unchanged, while sampling spreads over
+    the other moves as much as the temperature says (an exploiter's copy of its target then explores)."""
+    actor = playing_network(network)
+    with torch.no_grad():
+        for name in actor.policy_layers:
+            for parameter in getattr(actor, name).parameters():
+                parameter.div_(temperature)

@@ -25,6 +25,7 @@ from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_env.vector_table import require_batch_player
+from rouba_training.best_response import describe_bound, exact_target, exploitability_bound, exploiter_start
 from rouba_training.config import TrainConfig
 from rouba_training.learner import RunProgress, build_learner
 from rouba_training.network import ActorCritic, save_policy
@@ -57,7 +58,8 @@ METRIC_FIELDS = [
     "train_reward", "pool_size", "hand_loss", "magnet_kl", "mirror_kl", "support_kl",
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
-               "mean_margin", "mean_score", "kind", "nash_conv"]
+               "mean_margin", "mean_score", "kind", "nash_conv", "margin_low", "margin_high", "bound", "bound_low",
+               "bound_high", "exact_value", "exact_best_response"]
 SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic", "hand_coef")
 """Settings a resumed run cannot change: they fix the network's input and output sizes."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -145,6 +147,8 @@ class Trainer:
         self.generator = torch.Generator(device=device)
         self.generator.manual_seed(first.torch_seed)
         self.learner = build_learner(config, tables, max_players, device, scripted)
+        self.exploiter_start = (exploiter_start(config.best_response, config.best_response_start, tables)
+                                if config.best_response else None)
         self.run_progress = RunProgress()
         if resume:
             self.load_state_dict(saved)
@@ -274,9 +278,15 @@ class Trainer:
         run, config = self.run_progress, self.config
         rows = []
         for rules in self.tables:
+            target = self.targets.get(rules)
             for row in evaluate_network(self.learner.played(config), rules, self.max_players, config.eval_opponents,
-                                        games_per_opponent, tree=self.trees[rules]):
+                                        games_per_opponent, tree=self.trees[rules],
+                                        target=None if target is None else target.strategy):
                 row = {"update": run.update, "learner_steps": run.learner_steps, **row, "kind": kind}
+                if config.best_response:
+                    row |= exploitability_bound(row, rules)
+                    if target is not None:
+                        row["exact_best_response"] = target.best_response_value
                 if len(self.tables) > 1:
                     row["opponent"] = f"{row['opponent']}@{rules.num_players}p"
                 rows.append(row)
@@ -302,7 +312,17 @@ class Trainer:
             self.save_policy()
         self.trees = {rules: solvable_tree(rules, config.reward) for rules in self.tables}
         """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
+        self.targets = {rules: exact_target(tree, config.best_response, rules, self.max_players)
+                        for rules, tree in self.trees.items() if tree is not None and config.best_response}
+        """A best response's target on each solvable table: how it plays and its exact best response's value."""
+        if config.best_response:
+            bar.write(f"approximate best response to {config.best_response}: the exploiter starts as "
+                      f"{self.exploiter_start.description}")
         if not self.resume:
+            if config.best_response and config.final_eval_games:
+                run.start_eval = self.evaluate(config.final_eval_games, "start")
+                for row in run.start_eval:
+                    bar.write(f"start: {describe_bound(row)}")
             self.save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
         last_checkpoint = time.monotonic()
         evaluation_seconds = 0.0  # periodic evaluations in this process
@@ -347,6 +367,9 @@ class Trainer:
             final["evaluation"] = self.evaluate(config.final_eval_games, "final")
             final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
             self.save_checkpoint()
+        if config.best_response:
+            final["best_response"] = {"target": config.best_response, "start": self.exploiter_start.description,
+                                      "start_evaluation": run.start_eval}
         write_atomically(self.run_dir / FINAL_EVAL_FILE, json.dumps(final, indent=2) + "\n")
         plot_learning_curve(self.run_dir)
         self.writer.close()

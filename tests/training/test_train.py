@@ -302,26 +302,29 @@ def test_a_checkpoint_can_join_the_opponent_pool(tmp_path):
 def test_best_response_probe_trains_against_the_probed_player_alone(tmp_path, capsys):
     flags = ["--run-dir", str(tmp_path), "--total-steps", "600", "--num-envs", "16", "--rollout-steps", "8",
              "--minibatch-size", "256", "--update-epochs", "1", "--hidden-sizes", "16", "8", "--eval-interval", "0",
-             "--final-eval-games", "8", "--snapshot-interval", "1", "--no-progress", "--best-response", "greedy"]
+             "--final-eval-games", "8", "--snapshot-interval", "1", "--no-progress", "--best-response", "greedy",
+             "--best-response-start", "fresh"]
     assert train_main(flags) == 0
     out = capsys.readouterr().out
-    assert "exploitability probe" in out and "against greedy alone" in out
-    assert "at 2 players (50.0%, one seat's share, would mean no exploit found)" in out
+    assert "approximate best response to greedy; the exploiter started as a fresh network (asked for)" in out
+    assert "2 players, at the start: 8 games against greedy" in out
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
     assert list(saved["config"]["scripted_opponents"]) == ["greedy"]
     assert (saved["config"]["self_play_weight"], saved["config"]["past_self_weight"]) == (0, 0)
     final = json.loads((tmp_path / "final_eval.json").read_text())
     assert [row["opponent"] for row in final["evaluation"]] == ["greedy"]
+    assert [row["kind"] for row in final["best_response"]["start_evaluation"]] == ["start"]
 
 
-def test_the_probe_reads_each_table_size_against_its_own_share(tmp_path, capsys):
+def test_the_probe_reports_each_table_size(tmp_path, capsys):
     flags = ["--run-dir", str(tmp_path), "--total-steps", "600", "--num-envs", "16", "--rollout-steps", "8",
              "--minibatch-size", "256", "--update-epochs", "1", "--hidden-sizes", "16", "8", "--eval-interval", "0",
-             "--final-eval-games", "6", "--no-progress", "--best-response", "greedy", "--num-players", "2", "3"]
+             "--final-eval-games", "6", "--no-progress", "--best-response", "greedy", "--num-players", "2", "3",
+             "--best-response-start", "fresh"]
     assert train_main(flags) == 0
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("exploitability probe")]
+    lines = [line for line in capsys.readouterr().out.splitlines() if " players, after " in line]
     assert len(lines) == 2
-    assert "at 2 players (50.0%," in lines[0] and "at 3 players (33.3%," in lines[1]
+    assert lines[0].startswith("2 players, after") and lines[1].startswith("3 players, after")
 
 
 def test_best_response_refuses_conflicting_settings():
