@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 47's approximate best responses (rouba-train --best-response, warm-started), one after another on one
+# core, at one budget (best_response_steps, 3M learner steps) with the exploiter's defaults. Safe to start again
+# after a stop: a run folder that holds a checkpoint is carried on with --resume (a finished run ends at once).
+# Usage: scripts/runs/issue47_queue.sh [ROW ...]   (no argument: every row below, in order)
+# The table of results: python scripts/exploiter_table.py (docs/exploitability.md).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=scripts/results/abr
+POLICIES=scripts/results/runs
+declare -A ROWS=(
+  # the check against the exact solver: mini
+  [mini_random]="--rules mini --best-response random"
+  [mini_heuristic]="--rules mini --best-response heuristic"
+  [mini_expert]="--rules mini --best-response expert"
+  [mini_default]="--rules mini --best-response checkpoint:$POLICIES/mini/policy"
+  [mini_default_sampled]="--rules mini --best-response checkpoint:$POLICIES/mini/policy,deterministic=false"
+  [mini_regularized]="--rules mini --best-response checkpoint:$POLICIES/mini_support02_until03_env32/policy"
+  [mini_regularized_sampled]="--rules mini --best-response checkpoint:$POLICIES/mini_support02_until03_env32/policy,deterministic=false"
+  # small
+  [small_random]="--rules small --best-response random"
+  [small_heuristic]="--rules small --best-response heuristic"
+  [small_expert]="--rules small --best-response expert"
+  [small_default]="--rules small --best-response checkpoint:$POLICIES/small/policy"
+  [small_default_sampled]="--rules small --best-response checkpoint:$POLICIES/small/policy,deterministic=false"
+  [small_regularized]="--rules small --best-response checkpoint:$POLICIES/small_magnet_ema_10M/policy"
+  [small_regularized_sampled]="--rules small --best-response checkpoint:$POLICIES/small_magnet_ema_10M/policy,deterministic=false"
+  # the full game, two seats
+  [full_heuristic]="--best-response heuristic"
+  [full_greedy]="--best-response greedy"
+  [full_expert]="--best-response expert"
+  [full_2p-0.3]="--best-response checkpoint:2p-0.3"
+  [full_2p]="--best-response checkpoint:2p"
+  [full_mixed]="--best-response checkpoint:mixed"
+  [full_magnet_ema]="--best-response checkpoint:$POLICIES/full_magnet_ema/policy"
+  [full_magnet_ema_mb1024]="--best-response checkpoint:$POLICIES/full_magnet_ema_mb1024/policy"
+  [full_every_seat_ent05]="--best-response checkpoint:$POLICIES/full_every_seat_ent05/policy"
+)
+ORDER=(mini_random mini_heuristic mini_default mini_default_sampled mini_regularized mini_regularized_sampled
+       small_random small_heuristic small_default small_default_sampled small_regularized small_regularized_sampled
+       full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
+       full_every_seat_ent05 mini_expert small_expert full_expert)
+[ $# -gt 0 ] && ORDER=("$@")
+for row in "${ORDER[@]}"; do
+  flags=${ROWS[$row]:?unknown row $row}
+  dir=$RUNS/$row
+  if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
+  echo "=== $row $(date -u +%FT%TZ)"
+  # shellcheck disable=SC2086
+  rouba-train $resume --run-dir "$dir" $flags --torch-threads 1 --no-progress || echo "=== $row failed: $?"
+done
