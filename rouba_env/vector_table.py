@@ -80,6 +80,9 @@ class VectorTable:
         illegal_action: one of `ILLEGAL_ACTION_MODES`, for outside callers' actions.
         illegal_reward: the offender's reward when an illegal action ends a game.
         before_move: told of every round of legal moves, by seated players or outside callers.
+        game: games already under way to seat the players at (a `VectorGame` without ``auto_reset``, of these
+            rules and ``reward``: copies a search plays out), instead of ``num_games`` empty slots; every slot
+            counts as dealt.
 
     Slots start empty (over); `start` deals games into them. ``obs`` and ``mask`` (the engine's
     buffers) hold each live slot's view of the seat to act.
@@ -88,7 +91,7 @@ class VectorTable:
     def __init__(self, rules: RulesConfig, num_games: int, players: "Sequence[Policy]" = (),
                  max_players: int | None = None, reward: str = ENVIRONMENT_REWARD, illegal_action: str = "terminate",
                  illegal_reward: float = DEFAULT_ILLEGAL_REWARD, before_move: BatchMoveHook | None = None,
-                 track_cards: bool = False):
+                 track_cards: bool = False, game: VectorGame | None = None):
         if not isinstance(rules, RulesConfig):
             raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")
         num_games = check_int("num_games", num_games, 1, MAX_GAMES)
@@ -96,8 +99,14 @@ class VectorTable:
         self.illegal_reward = check_number("illegal_reward", illegal_reward)
         self.illegal_action = illegal_action
         self.rules = rules
-        self.game = VectorGame(rules, num_games, max_players=max_players, auto_reset=False, reward=reward,
-                               track_cards=track_cards)
+        if game is None:
+            game = VectorGame(rules, num_games, max_players=max_players, auto_reset=False, reward=reward,
+                              track_cards=track_cards)
+        elif (not isinstance(game, VectorGame) or game.config != rules or game.auto_reset
+              or game.batch_size != num_games or game.reward_mode != reward):
+            raise ValueError(f"game must be a VectorGame of these rules with {num_games} slots, reward {reward!r} "
+                             f"and auto_reset off")
+        self.game = game
         self.num_games = num_games
         self.num_players = rules.num_players
         self.players: list = []
@@ -112,7 +121,7 @@ class VectorTable:
         self.seconds = np.zeros((num_games, rules.num_players), dtype=np.float64)
         """Seconds each seat's player spent on them (a batch call's time shared equally by its rows)."""
         self.before_move = before_move
-        self.dealt = np.zeros(num_games, dtype=bool)
+        self.dealt = np.full(num_games, game.started, dtype=bool)
         """The slot has been dealt a game (`start`)."""
         self._all = np.arange(num_games, dtype=np.int64)
 

@@ -117,6 +117,11 @@ class VectorGame:
 
     # ------------------------------------------------------------------ API
 
+    @property
+    def started(self) -> bool:
+        """Whether the slots hold games (after `reset`, `deal`, or made as copies of other slots)."""
+        return self._started
+
     def reset(self, seed: int | None = None) -> None:
         """Start a new game in every slot (the next game ``k`` of each slot).
 
@@ -251,6 +256,85 @@ class VectorGame:
             raise ValueError(f"action {int(actions[i])} is not legal in slot {int(parents[i])}")
         child.play_checked(slots, actions)
         return child
+
+    def copies(self, slots) -> "VectorGame":
+        """A new game (``auto_reset=False``) whose slot ``i`` is a copy of slot ``slots[i]`` as it stands (a slot
+        may be copied more than once): a position kept to look at again, or the root of a search's worlds."""
+        if not self._started:
+            raise RuntimeError("call reset() (or deal()) before copying slots")
+        slots = self._as_slots(slots, repeats=True)
+        copy = VectorGame(self.config, max(len(slots), 1), max_players=self.max_players, auto_reset=False,
+                          reward=self.reward_mode, track_cards=self.track_cards)
+        for name in STATE_FIELDS:
+            getattr(copy.arrays, name)[: len(slots)] = getattr(self.arrays, name)[slots]
+        copy.current[: len(slots)] = self.current[slots]
+        copy.obs[: len(slots)], copy.mask[: len(slots)] = self.obs[slots], self.mask[slots]
+        copy._started = True
+        return copy
+
+    def hidden_cards(self, slots, observers) -> np.ndarray:
+        """int64[K, 14]: the rank slots that seat ``observers[i]`` (or one seat for every row) cannot see in slot
+        ``slots[i]``, counted: every other seat's hand and the deck (a pile shows only its size and top to
+        everyone, and the rules keep no more of it)."""
+        slots, seats = self._rows_and_observers(slots, observers)
+        arrays = self.arrays
+        counts = arrays.hands[slots].astype(np.int64).sum(axis=1) - arrays.hands[slots, seats].astype(np.int64)
+        for row, slot in enumerate(slots.tolist()):
+            counts[row] += np.bincount(arrays.deck[slot, : int(arrays.deck_len[slot])], minlength=counts.shape[1])
+        return counts
+
+    def with_hidden(self, slots, observers, hidden: np.ndarray) -> "VectorGame":
+        """A new game whose slot ``i`` is slot ``slots[i]`` with the cards seat ``observers[i]`` (or one seat for
+        every row) cannot see dealt anew: ``hidden[i]`` lists rank slots, the hand of each other seat in turn
+        from the observer's left, then the deck from its bottom to its top, and must hold the same cards as the
+        slot's own hidden ones (`hidden_cards`; a row longer than that ends in -1s). A world a searching player
+        or a local best response imagines, every public fact kept; ``obs`` and ``mask`` are those of the new
+        positions.
+        """
+        if self.track_cards:
+            raise ValueError("with_hidden deals rank slots only: make the VectorGame with track_cards=False")
+        slots, seats = self._rows_and_observers(slots, observers)
+        hidden = np.asarray(hidden)
+        if hidden.ndim != 2 or hidden.shape[0] != len(slots) or (hidden.size and hidden.dtype.kind not in "iu"):
+            raise ValueError(f"hidden must be integer rank slots of shape ({len(slots)}, cards), got shape "
+                             f"{hidden.shape} and dtype {hidden.dtype}")
+        expected = self.hidden_cards(slots, seats)
+        lengths = expected.sum(axis=1)
+        columns = np.arange(hidden.shape[1])
+        inside = columns[None, :] < lengths[:, None]
+        if (lengths > hidden.shape[1]).any() or (hidden[~inside] != -1).any():
+            raise ValueError(f"each row of hidden holds its slot's {lengths.tolist()[:10]} hidden cards, then -1s")
+        if hidden.size and ((hidden[inside] < 0) | (hidden[inside] >= expected.shape[1])).any():
+            raise ValueError(f"hidden holds rank slots 0..{expected.shape[1] - 1}")
+        given = np.zeros_like(expected)
+        rows = np.broadcast_to(np.arange(len(slots))[:, None], hidden.shape)
+        np.add.at(given, (rows[inside], hidden[inside]), 1)
+        if (given != expected).any():
+            row = int(np.flatnonzero((given != expected).any(axis=1))[0])
+            raise ValueError(f"hidden[{row}] holds other cards than the ones seat {int(seats[row])} cannot see in "
+                             f"slot {int(slots[row])}")
+        world = self.copies(slots)
+        arrays, n, k = world.arrays, self.num_players, len(slots)
+        others = (seats[:, None] + np.arange(1, n)[None, :]) % n  # [K, n-1]: the other seats from the left
+        sizes = arrays.hand_count[np.arange(k)[:, None], others].astype(np.int64)
+        ends = np.cumsum(sizes, axis=1)  # where each other hand's cards end in a row
+        part = (columns[None, :, None] >= ends[:, None, :]).sum(axis=2)  # [K, L]: 0..n-2 a hand, n-1 the deck
+        in_hand = inside & (part < n - 1)
+        hands = np.zeros((k, n - 1, expected.shape[1]), dtype=np.int64)
+        np.add.at(hands, (rows[in_hand], part[in_hand], hidden[in_hand]), 1)
+        arrays.hands[np.arange(k)[:, None], others] = hands
+        in_deck = inside & (part == n - 1)
+        arrays.deck[rows[in_deck], (columns[None, :] - ends[:, -1:])[in_deck]] = hidden[in_deck]
+        world._refresh_all()
+        return world
+
+    def _rows_and_observers(self, slots, observers) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, seats) for reading what seats cannot see: ``observers`` one seat for every row, or one a row."""
+        slots = np.atleast_1d(np.asarray(slots))
+        observers = np.asarray(observers)
+        if observers.ndim == 0:
+            observers = np.full(slots.shape, observers)
+        return self._as_slots_and_seats(slots, observers)
 
     def _as_slots_and_seats(self, slots, seats) -> tuple[np.ndarray, np.ndarray]:
         """(slots, seats) as int64 arrays after checking them: one seat in 0..n-1 for each slot.

@@ -617,6 +617,12 @@ def shown_rank(kind):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def hand_slot(kind):
+    """The rank slot of the card a move of ``kind`` takes from the hand: its rank, or the joker slot."""
+    return JOKER_SLOT if kind >= JOKER_KIND_OFFSET else kind
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def pile_seat(r: Rules, mover, target):
     """Absolute seat whose pile a pile target of ``mover`` points at."""
     seat = mover + target - TARGET_PILE_OFFSET
@@ -791,7 +797,7 @@ def play_move(r: Rules, g: Game, b, kind, target):
     """
     mover = g.current[b]
     rank = shown_rank(kind)
-    slot = JOKER_SLOT if kind >= JOKER_KIND_OFFSET else kind
+    slot = hand_slot(kind)
     table_talk(r, g, b, mover, kind, target)
     card = take_from_hand(r, g, b, mover, slot)
     g.seen[b, slot] += 1

@@ -1,0 +1,146 @@
+"""The local best response: its posterior against exact Bayes over every deal of ``mini``, its bound against the
+exact solver, the worlds it deals, and bad input."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rouba_env import preset
+from rouba_env.batched.game import VectorGame
+from rouba_env.beliefs import DeckByRank
+from rouba_env.evaluation.local_best_response import (
+    LocalBestResponse, TargetRecorder, count_hands, local_best_response, possible_hands,
+)
+from rouba_env.players.registry import make_policy
+from rouba_env.rules.cards import rank_orders
+from rouba_env.solve.exploitability import best_response, policy_strategy
+from rouba_env.solve.game_tree import GameTree
+from rouba_env.vector_table import OPEN_SEAT, VectorTable
+
+ROOT = Path(__file__).resolve().parents[2]
+MINI_NETWORK = f"checkpoint:{ROOT / 'scripts/results/runs/mini/policy'}"
+"""A network trained on ``mini``: its sampling policy spreads over several moves, so the target's choices tell
+something of its hand."""
+
+
+def a_game_to_an_lbr_decision(rules, target, seed: int):
+    """Play a game (LBR seat 0 moving at random) until the LBR seat is to act after the target has moved in its
+    current hand; (table, recorder, every move so far as (seat, action))."""
+    table = VectorTable(rules, 1, [target], reward="margin", illegal_action="raise")
+    recorder = TargetRecorder(table.game, np.array([0]))
+    moves: list[tuple[int, int]] = []
+
+    def hook(slots, seats, actions):
+        recorder(slots, seats, actions)
+        moves.extend(zip(seats.tolist(), actions.tolist()))
+
+    table.before_move = hook
+    table.seat([0], [[OPEN_SEAT, 0]])
+    table.start([0], [seed])
+    rng = np.random.default_rng(seed)
+    while True:
+        table.play_seated(rng)
+        if table.over[0]:
+            return None
+        if recorder.this_hand(table.game, 0):
+            return table, recorder, moves
+        table.play([0], [rng.choice(np.flatnonzero(table.mask[0]))])
+
+
+def exact_posterior(rules, target, moves, observed) -> dict[tuple[int, ...], float]:
+    """The target's current hand, weighed over every deal of the deck by Bayes: the deal's chance times the
+    probability the target gave each of its moves, for the deals in which every move was legal and seat 0
+    sees what it saw."""
+    deck = DeckByRank(rules)
+    orders = rank_orders({slot: int(copies) for slot, copies in enumerate(deck.copies) if copies})
+    weights: dict[tuple[int, ...], float] = {}
+    for order in orders:
+        game = VectorGame(rules, 1, auto_reset=False, reward="margin")
+        game.deal_decks([0], [deck.cards_for(np.array(order))])
+        weight = 1.0
+        for seat, action in moves:
+            if int(game.current[0]) != seat or not game.mask[0, action]:
+                weight = 0.0
+                break
+            if seat == 1:
+                weight *= float(target.action_probabilities(game.obs[:1], game.mask[:1])[0, action])
+            game.play_checked(np.array([0]), np.array([action]))
+        if weight == 0.0 or not np.array_equal(game.observe_slots([0], [0])[0], observed):
+            continue
+        hand = tuple(int(c) for c in game.arrays.hands[0, 1])
+        weights[hand] = weights.get(hand, 0.0) + weight  # every rank order is equally likely
+    total = sum(weights.values())
+    return {hand: weight / total for hand, weight in weights.items()}
+
+
+@pytest.mark.parametrize("spec", ["random", f"{MINI_NETWORK},deterministic=false"])
+def test_the_posterior_is_exact_bayes_over_every_deal_of_mini(spec):
+    rules = preset("mini")
+    target = make_policy(spec, rules)
+    checked = 0
+    for seed in range(40):
+        found = a_game_to_an_lbr_decision(rules, target, seed)
+        if found is None:
+            continue
+        table, recorder, moves = found
+        lbr = LocalBestResponse(target, target, rules)
+        hands, weights = lbr.hands(table.game, 0, 0, recorder.this_hand(table.game, 0), np.random.default_rng(0))
+        ours = {tuple(int(c) for c in hand): float(w) for hand, w in zip(hands, weights) if w > 0}
+        exact = exact_posterior(rules, target, moves, table.game.observe_slots([0], [0])[0])
+        assert ours.keys() == exact.keys()
+        for hand, weight in exact.items():
+            assert ours[hand] == pytest.approx(weight, abs=1e-9)
+        checked += len(exact) > 1
+    assert checked >= 5  # positions where the posterior had more than one hand to weigh
+
+
+def test_possible_hands_list_every_hand_with_its_ways():
+    unseen = np.array([4, 3, 4, 2, 2, 3, 4, 3, 4, 4, 2, 2, 4, 0])
+    hands, ways = possible_hands(unseen, 4)
+    assert len(hands) == count_hands(unseen, 4) == len({tuple(h) for h in hands.tolist()})
+    assert (hands.sum(axis=1) == 4).all() and (hands <= unseen).all()
+    assert ways.sum() == math.comb(int(unseen.sum()), 4)  # every hand the deal gives, each once
+
+
+def test_the_lbr_bound_on_mini_stays_below_the_exact_exploitability():
+    rules = preset("mini")
+    tree = GameTree(rules)
+    for spec in ("heuristic", "random"):
+        strategy, _ = policy_strategy(tree, make_policy(spec, rules))
+        exact = float(np.mean([best_response(tree, strategy, seat)[0] for seat in range(2)]))
+        result = local_best_response(spec, rules, games=600, seed=1, worlds=8)
+        assert result.bound_low <= exact, (spec, result.describe(), exact)
+        assert result.games == 600 and result.decisions > 0
+
+
+def test_worlds_keep_every_public_fact_and_refuse_other_cards():
+    rules = preset("standard", num_players=2)
+    game = VectorGame(rules, 2, seed=3, auto_reset=False, reward="margin")
+    game.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        game.step(game.random_actions(rng))
+    seat = int(game.current[0])
+    hidden = game.hidden_cards([0], seat)[0]
+    shuffled = rng.permutation(np.repeat(np.arange(14), hidden))
+    world = game.with_hidden([0, 0], seat, np.stack([shuffled, shuffled]))
+    assert np.array_equal(world.obs[0], game.obs[0]) and np.array_equal(world.mask[0], game.mask[0])
+    assert np.array_equal(world.hidden_cards([0, 1], seat), np.stack([hidden, hidden]))
+    with pytest.raises(ValueError, match="other cards than the ones seat"):
+        game.with_hidden([0], seat, np.roll(np.sort(np.concatenate([shuffled[:-1], [13]])), 1)[None])
+    with pytest.raises(ValueError, match="hidden cards, then -1s"):
+        game.with_hidden([0], seat, np.concatenate([shuffled, [0]])[None])
+
+
+@pytest.mark.parametrize("rules,kwargs,message", [
+    (preset("standard", num_players=3), dict(games=10), "rules for 2 players"),
+    (preset("mini"), dict(games=11), "games must be even"),
+    (preset("mini"), dict(games=0), "games must be"),
+    (preset("mini"), dict(games=10, worlds=0), "worlds must be"),
+    (preset("draw_from_deck", num_players=2), dict(games=10), "draw_from_deck"),
+])
+def test_bad_input_is_refused_before_any_game(rules, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        local_best_response("random", rules, **kwargs)
