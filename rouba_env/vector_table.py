@@ -3,11 +3,12 @@
 `VectorTable` is `rouba_env.table.Table` for ``num_games`` games at once, on
 `rouba_env.batched.VectorGame`. Every seat of every game slot is open (an
 outside caller acts there: a learner, a vector environment's user) or held by
-a player that plays in batch (``plays_in_batch``: random, greedy, heuristic,
-checkpoint networks). `VectorTable.play_seated` lets the seated players move
-until every live slot has an open seat to act or its game is over, with one
-``act_batch`` call per player per round; `VectorTable.play` plays outside
-callers' actions. Users: the Gymnasium and SB3 vector environments
+a player. `VectorTable.play_seated` lets the seated players move until every
+live slot has an open seat to act or its game is over, with one ``act_batch``
+call per player per round: a whole batch at once for players that play in
+batch (``plays_in_batch``: random, greedy, heuristic, checkpoint networks),
+row by row for the others (``expert``, ``search``: `BasePolicy.act_batch`);
+`VectorTable.play` plays outside callers' actions. Users: the Gymnasium and SB3 vector environments
 (`rouba_env.envs.vector_env`), the batched evaluator and the trainer's rollouts.
 
 Legality is checked here once per move, with the words of `Table`:
@@ -73,8 +74,7 @@ class VectorTable:
     Args:
         rules: the rules config.
         num_games: game slots, 1..`MAX_GAMES`.
-        players: the players that can be seated (`seat` names them by index in this list); each must
-            play in batch.
+        players: the players that can be seated (`seat` names them by index in this list).
         max_players: padding of observations and actions.
         reward: ``"outcome"``, ``"margin"`` or ``"lead"``.
         illegal_action: one of `ILLEGAL_ACTION_MODES`, for outside callers' actions.
@@ -141,7 +141,6 @@ class VectorTable:
         if isinstance(player, str):
             raise ValueError(f"the batched table seats Policy objects, not spec strings: "
                              f"make_policy({player!r}, rules) makes one")
-        require_batch_player(player)
         check_player_rules(player, self.rules)
         size = getattr(getattr(player, "encoder", None), "size", self.game.obs_size)
         if size != self.game.obs_size:

@@ -101,9 +101,6 @@ def test_an_outside_callers_illegal_action_ends_only_its_game_or_raises():
 
 def test_bad_calls_are_refused_before_anything_is_played():
     rules = preset("standard")
-    expert = make_policy("expert:samples=4", rules)
-    with pytest.raises(ValueError, match="'expert' has no batch path"):
-        VectorTable(rules, 2, [expert])
     with pytest.raises(ValueError, match="num_games"):
         VectorTable(rules, 0)
     table = VectorTable(rules, 2, [RandomPolicy(rules)])
@@ -174,3 +171,13 @@ def test_a_vector_game_past_the_slot_cap_is_refused_before_any_allocation():
 
     with pytest.raises(ValueError, match=f"batch_size must be an int in 1..{MAX_GAMES}, got 1000000000000"):
         VectorGame(rules_preset("standard"), 10**12)
+
+
+def test_a_player_without_a_batch_path_is_asked_row_by_row():
+    rules = preset("mini")
+    expert = make_policy("expert:samples=4", rules)
+    table = VectorTable(rules, 3, [expert, RandomPolicy(rules)])
+    table.seat([0, 1, 2], [[0, 1]] * 3)
+    table.start([0, 1, 2], [1, 2, 3])
+    table.play_seated(np.random.default_rng(0))
+    assert table.over.all() and (table.decisions[:, 0] > 0).all()

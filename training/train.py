@@ -24,7 +24,6 @@ from rouba_env.solve.game_tree import solvable_tree
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
-from rouba_env.vector_table import require_batch_player
 from rouba_training.best_response import describe_bound, exact_target, exploitability_bound, exploiter_start
 from rouba_training.config import TrainConfig
 from rouba_training.learner import RunProgress, build_learner
@@ -118,8 +117,6 @@ class Trainer:
         self.tables = tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
         scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables]
                     for spec in config.scripted_opponents}
-        for spec, policies in scripted.items():
-            require_batch_player(policies[0], f"the trainer's opponent pool ({spec!r})")
         for spec in config.eval_opponents:
             for rules in tables:
                 make_policy(spec, rules, max_players)

@@ -1,6 +1,7 @@
 """The local best response: its posterior against exact Bayes over every deal of ``mini``, its bound against the
 exact solver, the worlds it deals, and bad input."""
 
+import json
 import math
 from pathlib import Path
 
@@ -144,3 +145,46 @@ def test_worlds_keep_every_public_fact_and_refuse_other_cards():
 def test_bad_input_is_refused_before_any_game(rules, kwargs, message):
     with pytest.raises(ValueError, match=message):
         local_best_response("random", rules, **kwargs)
+
+
+def test_the_command_plays_it_beside_the_exact_value_and_on_the_full_game(tmp_path, capsys):
+    from rouba_env.cli import exploitability as command
+
+    out = tmp_path / "mini.json"
+    assert command.main(["--rules", "mini", "--players", "random", "--lbr", "40", "--lbr-worlds", "2", "--json",
+                         str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "local best response to random (2 worlds a move" in printed and "exact exploitability" in printed
+    row = json.loads(out.read_text())["lbr"][0]
+    assert row["games"] == 40 and row["exact_exploitability"] == pytest.approx(0.0741, abs=1e-4)
+    full = tmp_path / "full.json"
+    assert command.main(["--rules", "standard", "--players", "greedy", "--lbr", "2", "--lbr-worlds", "1",
+                         "--lbr-rollout", "random", "--json", str(full), "--no-progress"]) == 0
+    data = json.loads(full.read_text())
+    assert "tree" not in data and data["lbr"][0]["rollout"] == "random" and data["lbr"][0]["decisions"] > 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--players", "random", "--lbr", "3"], "--lbr must be an even number of games"),
+    (["--players", "random", "--lbr", "-2"], "--lbr must be"),
+    (["--cfr", "5", "--lbr", "10"], "--lbr answers the players named by --players"),
+    (["--players", "random", "--lbr", "10", "--lbr-worlds", "0"], "--lbr-worlds must be in 1..1024"),
+])
+def test_the_command_refuses_bad_lbr_options(argv, message, capsys):
+    from rouba_env.cli import exploitability as command
+
+    with pytest.raises(SystemExit):
+        command.main(argv + ["--no-progress"])
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rules", "standard", "--players", "random", "--lbr", "10", "--cfr", "5"], "distinct deck orders"),
+    (["--rules", "mini", "--players", "random", "--lbr", "10", "--lbr-rollout", "nobody"], "nobody"),
+])
+def test_the_command_refuses_what_it_cannot_do_in_one_line(argv, message, capsys):
+    from rouba_env.cli import exploitability as command
+
+    assert command.main(argv + ["--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("error: ") and len(err.strip().splitlines()) == 1
