@@ -30,6 +30,7 @@ from typing import Callable
 import numpy as np
 
 from rouba_env.batched.game import VectorGame
+from rouba_env.beliefs import DeckByRank
 from rouba_env.checks import check_int
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.evaluation.lineups import deal_seed
@@ -85,16 +86,6 @@ def possible_hands(unseen: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarra
     return hands[done], ways[done]
 
 
-def count_hands(unseen: np.ndarray, size: int) -> int:
-    """How many distinct hands `possible_hands` would list (without listing them)."""
-    ways = np.zeros(size + 1, dtype=object)
-    ways[0] = 1
-    for copies in unseen.tolist():
-        ways = np.array([sum(ways[total - take] for take in range(min(copies, total) + 1))
-                         for total in range(size + 1)], dtype=object)
-    return int(ways[size])
-
-
 def drawn_hands(unseen: np.ndarray, size: int, draws: int,
                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(hands, weights): ``draws`` hands dealt from the unseen cards, the same hand counted once with its count."""
@@ -125,47 +116,94 @@ def binomials(n: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.where(inside, table[n, np.clip(k, 0, top)], 0.0)
 
 
+@dataclass
+class HandQuestion:
+    """What the posterior over one slot's target hand is asked from (`hand_posteriors`)."""
+
+    hands: np.ndarray
+    """int64[N, 14]: the target's possible current hands."""
+    frequency: np.ndarray
+    """How often each hand was drawn (or its ways, for a full list): in proportion to the ways of dealing it
+    from the ``unseen`` cards (`possible_hands`)."""
+    unseen: np.ndarray
+    """int64[14]: the cards the observer cannot see now."""
+    observer: int
+    decisions: list[TargetDecision]
+    """The target's decisions since its hand was dealt, oldest first."""
+
+
 def hand_posterior(target: Policy, decisions: list[TargetDecision], hands: np.ndarray, frequency: np.ndarray,
                    unseen: np.ndarray, observer: int, encoding: ActionEncoding) -> np.ndarray:
-    """float64[N]: the posterior weight of each of the target's possible current ``hands`` (normalized).
+    """float64[N]: the posterior weight of each of the target's possible current ``hands`` (normalized); one
+    slot's `hand_posteriors`."""
+    return hand_posteriors(target, [HandQuestion(hands, frequency, unseen, observer, decisions)], encoding)[0]
 
-    ``frequency``: how often each hand was drawn (or its ways, for a full list): in proportion to the ways
-    of dealing it from the ``unseen`` cards, those the observer cannot see now (`possible_hands`). The prior is the deal's: the
-    target was dealt its current hand plus every card it has played since, out of those cards and the played
-    ones. ``decisions``: the target's decisions since its hand was dealt, oldest first. At decision ``t`` it
-    held its current hand plus the cards it has played since (``t``'s own included); each hypothesis's
-    position then is the recorded one with the cards ``observer`` could not see dealt to match it, and its
-    weight is multiplied by the probability the target gave the move it made there. A target without
-    ``action_probabilities`` (or out of their reach) tells nothing more than the deal.
+
+def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: ActionEncoding) -> list[np.ndarray]:
+    """float64[N] for each question: the posterior weight of each possible hand of the target (normalized).
+
+    The prior is the deal's: the target was dealt its current hand plus every card it has played since, out
+    of the unseen cards and the played ones. At its decision ``t`` it held its current hand plus the cards it
+    has played since (``t``'s own included); each hypothesis's position then is the recorded one with the
+    cards the observer could not see dealt to match it (`VectorGame.with_hidden`), and its weight is
+    multiplied by the probability the target gave the move it made there. The positions of every question
+    recorded in one copy are dealt in one call, and the target is asked once for all of them. A target
+    without ``action_probabilities`` (or out of their reach) tells nothing more than the deal.
     """
-    played = np.zeros((len(decisions) + 1, NUM_RANK_SLOTS), dtype=np.int64)  # row t: cards played from t on
-    for t in range(len(decisions) - 1, -1, -1):
-        kind, _ = move_at(decisions[t].action, encoding.num_targets)
-        played[t] = played[t + 1]
-        played[t, hand_slot(kind)] += 1
-    prior = frequency * np.prod(binomials(unseen + played[0], hands + played[0]), axis=1) / np.prod(
-        binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
-    weights = prior / prior.sum()
+    priors, played_from = [], []
+    for question in questions:
+        played = np.zeros((len(question.decisions) + 1, NUM_RANK_SLOTS), dtype=np.int64)  # row t: played from t on
+        for t in range(len(question.decisions) - 1, -1, -1):
+            kind, _ = move_at(question.decisions[t].action, encoding.num_targets)
+            played[t] = played[t + 1]
+            played[t, hand_slot(kind)] += 1
+        hands, unseen = question.hands, question.unseen
+        prior = question.frequency * np.prod(binomials(unseen + played[0], hands + played[0]), axis=1) / np.prod(
+            binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
+        priors.append(prior / prior.sum())
+        played_from.append(played)
     probabilities = getattr(target, PROBABILITIES_METHOD, None)
     if probabilities is None:
-        return weights
-    for t, decision in enumerate(decisions):
-        held = hands + played[t]
-        deck = decision.position.hidden_cards([decision.row], observer)[0] - held
-        alive = np.flatnonzero((deck >= 0).all(axis=1) & (weights > 0))
-        if not alive.size:
-            break
-        rows = np.concatenate([as_card_rows(held[alive]), as_card_rows(deck[alive])], axis=1)
-        worlds = decision.position.with_hidden(np.full(len(alive), decision.row), observer, rows)
-        try:
-            chance = probabilities(worlds.obs[: len(alive)], worlds.mask[: len(alive)])[:, decision.action]
-        except ProbabilitiesOutOfReach:
-            return prior / prior.sum()
-        updated = np.zeros_like(weights)
-        updated[alive] = weights[alive] * chance
-        weights = updated
-    total = weights.sum()
-    return weights / total if total > 0 else prior / prior.sum()
+        return priors
+    # Every hypothesis's position at every recorded decision, grouped by the copy that holds the position.
+    groups: dict[int, tuple[VectorGame, list]] = {}
+    for index, (question, played) in enumerate(zip(questions, played_from)):
+        for t, decision in enumerate(question.decisions):
+            held = question.hands + played[t]
+            deck = question.unseen + played[t] - held  # the cards unseen then: now's and those played since
+            alive = np.flatnonzero((deck >= 0).all(axis=1))
+            rows = np.concatenate([as_card_rows(held[alive]), as_card_rows(deck[alive])], axis=1)
+            groups.setdefault(id(decision.position), (decision.position, []))[1].append(
+                (index, alive, decision.row, decision.action, rows))
+    likelihoods = [np.ones(len(question.hands)) for question in questions]
+    observations, masks, where = [], [], []
+    for position, parts in groups.values():
+        width = max(rows.shape[1] for *_, rows in parts)
+        rows = np.concatenate([np.pad(rows, ((0, 0), (0, width - rows.shape[1])), constant_values=-1)
+                               for *_, rows in parts])
+        slots = np.concatenate([np.full(len(alive), row) for _, alive, row, _, _ in parts])
+        observers = np.concatenate([np.full(len(alive), questions[index].observer) for index, alive, *_ in parts])
+        worlds = position.with_hidden(slots, observers, rows)
+        observations.append(worlds.obs[: len(slots)])
+        masks.append(worlds.mask[: len(slots)])
+        where += [(index, alive, action) for index, alive, _, action, _ in parts]
+    if not where:
+        return priors
+    try:
+        chances = probabilities(np.concatenate(observations), np.concatenate(masks))
+    except ProbabilitiesOutOfReach:
+        return priors
+    start = 0
+    for index, alive, action in where:
+        taken = np.zeros(len(likelihoods[index]))
+        taken[alive] = chances[start:start + len(alive), action]
+        likelihoods[index] *= taken
+        start += len(alive)
+    posteriors = []
+    for prior, likelihood in zip(priors, likelihoods):
+        weights = prior * likelihood
+        posteriors.append(weights / weights.sum() if weights.sum() > 0 else prior)
+    return posteriors
 
 
 @dataclass
@@ -240,28 +278,45 @@ class LocalBestResponse:
         self.target, self.rollout, self.rules, self.worlds = target, rollout, rules, worlds
         self.encoding = ActionEncoding(rules)
         self.weighs = getattr(target, PROBABILITIES_METHOD, None) is not None
+        self.copies = DeckByRank(rules).copies.astype(np.int64)
+        """Cards of each rank slot in the decks: no hand holds more."""
+        self._all_hands: dict[int, np.ndarray] = {}
+        """Every hand of each size the decks allow, listed once; a slot's possible hands are those it fits."""
+
+    def question(self, game: VectorGame, slot: int, observer: int, unseen: np.ndarray,
+                 decisions: list[TargetDecision], rng: np.random.Generator) -> HandQuestion:
+        """What the posterior over the target's current hand in ``slot``, seen from ``observer``, is asked from:
+        every hand it may hold (or `DRAWN_HANDS` drawn from the deal, past `EXACT_HANDS`)."""
+        size = int(game.arrays.hand_count[slot, 1 - observer])
+        if size not in self._all_hands:
+            self._all_hands[size] = possible_hands(self.copies, size)[0]
+        every = self._all_hands[size]
+        hands = every[(every <= unseen).all(axis=1)]
+        if len(hands) <= EXACT_HANDS:
+            frequency = np.prod(binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
+        else:
+            hands, frequency = drawn_hands(unseen, size, DRAWN_HANDS, rng)
+        return HandQuestion(hands, frequency, unseen, observer, decisions)
 
     def hands(self, game: VectorGame, slot: int, observer: int, decisions: list[TargetDecision],
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(hands, posterior weights) of the target's current hand in ``slot``, seen from ``observer``."""
-        unseen = game.hidden_cards([slot], observer)[0]
-        size = int(game.arrays.hand_count[slot, 1 - observer])
-        if count_hands(unseen, size) <= EXACT_HANDS:
-            hands, frequency = possible_hands(unseen, size)
-        else:
-            hands, frequency = drawn_hands(unseen, size, DRAWN_HANDS, rng)
-        return hands, hand_posterior(self.target, decisions, hands, frequency, unseen, observer, self.encoding)
+        question = self.question(game, slot, observer, game.hidden_cards([slot], observer)[0], decisions, rng)
+        return question.hands, hand_posteriors(self.target, [question], self.encoding)[0]
 
     def choose(self, game: VectorGame, slots: np.ndarray, observers: np.ndarray,
                history: "TargetRecorder", rng: np.random.Generator) -> np.ndarray:
         """The LBR seat's move in each of ``slots`` (its seat ``observers[i]`` to act there)."""
         k = self.worlds
         unseen = game.hidden_cards(slots, observers)
+        questions = [self.question(game, slot, observer, unseen[i], history.this_hand(game, slot), rng)
+                     for i, (slot, observer) in enumerate(zip(slots.tolist(), observers.tolist()))]
+        posteriors = hand_posteriors(self.target, questions, self.encoding)
         rows = np.full((len(slots) * k, int(unseen.sum(axis=1).max())), -1, dtype=np.int64)
-        for i, (slot, observer) in enumerate(zip(slots.tolist(), observers.tolist())):
-            hands, weights = self.hands(game, slot, observer, history.this_hand(game, slot), rng)
-            for j, index in enumerate(rng.choice(len(hands), size=k, p=weights).tolist()):
-                cards = np.concatenate([as_cards(hands[index]), rng.permutation(as_cards(unseen[i] - hands[index]))])
+        for i, (question, weights) in enumerate(zip(questions, posteriors)):
+            for j, index in enumerate(rng.choice(len(weights), size=k, p=weights).tolist()):
+                hand = question.hands[index]
+                cards = np.concatenate([as_cards(hand), rng.permutation(as_cards(unseen[i] - hand))])
                 rows[i * k + j, : len(cards)] = cards
         seats = np.repeat(observers, k)
         values = self.move_values(game.with_hidden(np.repeat(slots, k), seats, rows), seats, rng)

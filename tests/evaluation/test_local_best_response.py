@@ -1,6 +1,7 @@
 """The local best response: its posterior against exact Bayes over every deal of ``mini``, its bound against the
 exact solver, the worlds it deals, and bad input."""
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -12,7 +13,7 @@ from rouba_env import preset
 from rouba_env.batched.game import VectorGame
 from rouba_env.beliefs import DeckByRank
 from rouba_env.evaluation.local_best_response import (
-    LocalBestResponse, TargetRecorder, count_hands, local_best_response, possible_hands,
+    LocalBestResponse, TargetRecorder, local_best_response, possible_hands,
 )
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.cards import rank_orders
@@ -100,7 +101,9 @@ def test_the_posterior_is_exact_bayes_over_every_deal_of_mini(spec):
 def test_possible_hands_list_every_hand_with_its_ways():
     unseen = np.array([4, 3, 4, 2, 2, 3, 4, 3, 4, 4, 2, 2, 4, 0])
     hands, ways = possible_hands(unseen, 4)
-    assert len(hands) == count_hands(unseen, 4) == len({tuple(h) for h in hands.tolist()})
+    listed = {tuple(np.bincount(combo, minlength=14)) for combo in itertools.combinations_with_replacement(range(14), 4)}
+    assert {tuple(h) for h in hands.tolist()} == {h for h in listed if (np.array(h) <= unseen).all()}
+    assert len(hands) == len({tuple(h) for h in hands.tolist()})
     assert (hands.sum(axis=1) == 4).all() and (hands <= unseen).all()
     assert ways.sum() == math.comb(int(unseen.sum()), 4)  # every hand the deal gives, each once
 
