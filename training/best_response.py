@@ -18,15 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rouba_env.encoding.observation import OBSERVATION_VERSION
 from rouba_env.players.checkpoint import CheckpointTableMismatch, load_checkpoint
 from rouba_env.players.registry import make_policy, parse_spec
 from rouba_env.rules.config import RulesConfig
 from rouba_env.solve.exploitability import best_response, policy_strategy
 from rouba_env.solve.game_tree import GameTree
 
-SHIPPED_BY_STRENGTH = ("2p", "mixed", "2p-0.3")
+SHIPPED_BY_STRENGTH = ("2p", "mixed")
 """Shipped networks a scripted target's exploiter may start from, strongest first (the first that plays
-every table of the run is taken)."""
+every table of the run with the trainer's observations is taken)."""
 START_CHOICES = ("auto", "fresh")
 """`TrainConfig.best_response_start` besides a checkpoint spec (``checkpoint:PATH`` or ``checkpoint:NAME``)."""
 WARM_LEARNING_RATE = 2e-4
@@ -71,16 +72,18 @@ def exploiter_start(target: str, start: str, tables: list[RulesConfig]) -> Explo
         return ExploiterStart(None, "a fresh network (asked for)")
     if start == "auto":
         copied = checkpoint_argument(target)
+        why = f"the target {target} is scripted: there is no copy to start from"
         if copied is not None:
-            return _from_checkpoint(copied, tables, f"a copy of the target {target}")
+            try:
+                return _from_checkpoint(copied, tables, f"a copy of the target {target}")
+            except OlderObservations as error:
+                why = str(error)
         for name in SHIPPED_BY_STRENGTH:
             try:
-                return _from_checkpoint(name, tables, f"the shipped network {name} (the target {target} is "
-                                                      f"scripted: there is no copy to start from)")
-            except CheckpointTableMismatch:
+                return _from_checkpoint(name, tables, f"the shipped network {name} ({why})")
+            except CheckpointTableMismatch:  # another table or observation layout
                 continue
-        return ExploiterStart(None, f"a fresh network (the target {target} is scripted and no shipped network "
-                                    f"plays these rules)")
+        return ExploiterStart(None, f"a fresh network ({why}, and no shipped network plays these rules)")
     argument = checkpoint_argument(start)
     if argument is None:
         raise ValueError(f"best_response_start must be auto, fresh or a checkpoint spec (checkpoint:PATH or "
@@ -88,11 +91,19 @@ def exploiter_start(target: str, start: str, tables: list[RulesConfig]) -> Explo
     return _from_checkpoint(argument, tables, f"the network {start}")
 
 
+class OlderObservations(CheckpointTableMismatch):
+    """A checkpoint reads an older observation layout than the trainer's networks: it plays, but cannot train."""
+
+
 def _from_checkpoint(argument: str, tables: list[RulesConfig], description: str) -> ExploiterStart:
-    """The start from a checkpoint that plays every table (else `CheckpointTableMismatch`)."""
+    """The start from a checkpoint that plays every table with today's observations (else
+    `CheckpointTableMismatch`)."""
     for rules in tables:
         make_policy(f"checkpoint:{argument}", rules)
     _, metadata = load_checkpoint(argument)
+    if int(metadata["observation_version"]) != OBSERVATION_VERSION:
+        raise OlderObservations(f"{argument}'s network reads observations of version {metadata['observation_version']}"
+                                f", the trainer's of version {OBSERVATION_VERSION}: it cannot be trained on")
     parts = "its actor and privileged critic" if "privileged_value" in metadata else "its actor and value head"
     return ExploiterStart(argument, f"{description} ({parts})", metadata)
 

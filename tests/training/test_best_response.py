@@ -71,7 +71,8 @@ def test_an_exploiter_resumes_with_its_start_evaluation(tmp_path, mini_target):
 def test_a_scripted_target_starts_from_the_strongest_shipped_network_that_plays_the_table():
     standard = [preset("standard", num_players=2)]
     assert exploiter_start("heuristic", "auto", standard).checkpoint == "2p"
-    assert exploiter_start("heuristic", "auto", [preset("standard", num_players=3)]).checkpoint == "mixed"
+    at_three = exploiter_start("heuristic", "auto", [preset("standard", num_players=3)])
+    assert at_three.checkpoint is None  # mixed plays three seats, but reads version-1 observations
     fresh = exploiter_start("heuristic", "auto", [preset("mini")])
     assert fresh.checkpoint is None and "no shipped network plays these rules" in fresh.description
     copied = exploiter_start("checkpoint:2p", "auto", standard)
@@ -105,3 +106,10 @@ def test_bad_exploiter_settings_get_one_line_before_any_work(tmp_path, capsys, f
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and message in err[0], err
     assert not run_dir.exists()
+
+
+def test_a_network_of_older_observations_is_exploited_from_the_strongest_shipped_network():
+    start = exploiter_start("checkpoint:2p-0.3", "auto", [preset("standard", num_players=2)])
+    assert start.checkpoint == "2p" and "reads observations of version 1" in start.description
+    with pytest.raises(ValueError, match="cannot be trained on"):
+        exploiter_start("greedy", "checkpoint:2p-0.3", [preset("standard", num_players=2)])

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue 47's local best responses (rouba-exploitability --lbr), one after another on one core, at the default
+# setting (16 worlds a move, the target's own policy as the rollout). Each row writes
+# scripts/results/lbr/ROW.json; a row whose file exists is skipped, so the queue can be started again.
+# Usage: scripts/runs/issue47_lbr.sh [ROW ...]   (no argument: every row below, in order)
+# The table of results: python scripts/exploiter_table.py (docs/exploitability.md).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=scripts/results/lbr
+POLICIES=scripts/results/runs
+SOLVED=4000   # games on mini and small (both seatings of 2,000 deals)
+FULL=2000     # games on the full game
+declare -A ROWS=(
+  [mini_random]="--rules mini --players random --lbr $SOLVED"
+  [mini_heuristic]="--rules mini --players heuristic --lbr $SOLVED"
+  [mini_default]="--rules mini --players checkpoint:$POLICIES/mini/policy --lbr $SOLVED"
+  [mini_default_sampled]="--rules mini --players checkpoint:$POLICIES/mini/policy,deterministic=false --lbr $SOLVED"
+  [mini_regularized]="--rules mini --players checkpoint:$POLICIES/mini_support02_until03_env32/policy --lbr $SOLVED"
+  [mini_regularized_sampled]="--rules mini --players checkpoint:$POLICIES/mini_support02_until03_env32/policy,deterministic=false --lbr $SOLVED"
+  [small_random]="--rules small --players random --lbr $SOLVED"
+  [small_heuristic]="--rules small --players heuristic --lbr $SOLVED"
+  [small_default]="--rules small --players checkpoint:$POLICIES/small/policy --lbr $SOLVED"
+  [small_default_sampled]="--rules small --players checkpoint:$POLICIES/small/policy,deterministic=false --lbr $SOLVED"
+  [small_regularized]="--rules small --players checkpoint:$POLICIES/small_magnet_ema_10M/policy --lbr $SOLVED"
+  [small_regularized_sampled]="--rules small --players checkpoint:$POLICIES/small_magnet_ema_10M/policy,deterministic=false --lbr $SOLVED"
+  [full_heuristic]="--rules standard --players heuristic --lbr $FULL"
+  [full_greedy]="--rules standard --players greedy --lbr $FULL"
+  [full_2p-0.3]="--rules standard --players checkpoint:2p-0.3 --lbr $FULL"
+  [full_2p]="--rules standard --players checkpoint:2p --lbr $FULL"
+  [full_mixed]="--rules standard --players checkpoint:mixed --lbr $FULL"
+  [full_magnet_ema]="--rules standard --players checkpoint:$POLICIES/full_magnet_ema/policy --lbr $FULL"
+  [full_magnet_ema_mb1024]="--rules standard --players checkpoint:$POLICIES/full_magnet_ema_mb1024/policy --lbr $FULL"
+  [full_every_seat_ent05]="--rules standard --players checkpoint:$POLICIES/full_every_seat_ent05/policy --lbr $FULL"
+)
+ORDER=(mini_random mini_heuristic mini_default mini_default_sampled mini_regularized mini_regularized_sampled
+       small_random small_heuristic small_default small_default_sampled small_regularized small_regularized_sampled
+       full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
+       full_every_seat_ent05)
+[ $# -gt 0 ] && ORDER=("$@")
+mkdir -p "$OUT"
+for row in "${ORDER[@]}"; do
+  flags=${ROWS[$row]:?unknown row $row}
+  [ -f "$OUT/$row.json" ] && { echo "=== $row: done"; continue; }
+  echo "=== $row $(date -u +%FT%TZ)"
+  # shellcheck disable=SC2086
+  rouba-exploitability $flags --json "$OUT/$row.json" --no-progress || echo "=== $row failed: $?"
+done
