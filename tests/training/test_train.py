@@ -419,7 +419,7 @@ def test_resuming_a_finished_run_says_it_is_complete_and_changes_nothing(tmp_pat
 
 @pytest.mark.parametrize("argv", [
     ["--rules", "nope"], ["--resume"], ["--eval-opponents", "nope"], ["--scripted-opponents", "checkpoint:missing"],
-    ["--scripted-opponents", "expert"], ["--best-response", "search"],
+    ["--best-response", "checkpoint:2p", "--rules", "mini"], ["--best-response", "greedy", "--best-response-start", "x"],
     pytest.param(["--device", "cuda"], marks=pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA device is there")),
 ])
 def test_a_command_that_fails_on_its_arguments_leaves_no_run_folder(tmp_path, capsys, argv):
