@@ -108,3 +108,15 @@ def test_head_to_head_seats_pools_both_lineups(tmp_path):
     import rouba_env  # at 2 seats it is the ordinary head to head
     alone = rouba_env.evaluate(["heuristic", "random"], games=12, num_players=2, seed=0)
     assert two["win_rate"] == pytest.approx(alone.players[0].win_rate) and two["games"] == alone.games
+
+
+def test_the_exploiter_table_lists_every_run_beside_the_exact_value():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "exploiter_table.py")], capture_output=True,
+                            text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.splitlines()
+    solved = {line.split("|")[1].strip(): line for line in lines if line.startswith("| mini_") or
+              line.startswith("| small_")}
+    assert "| 0.0741 |" in solved["mini_random"]  # random's exact exploitability on mini, from the run's own file
+    runs = {path.parent.name for path in (ROOT / "scripts" / "results" / "abr").glob("*/final_eval.json")}
+    assert runs <= {line.split("|")[1].strip() for line in lines if line.startswith("| ")}
