@@ -279,9 +279,11 @@ class VectorGame:
         slots, seats = self._rows_and_observers(slots, observers)
         arrays = self.arrays
         counts = arrays.hands[slots].astype(np.int64).sum(axis=1) - arrays.hands[slots, seats].astype(np.int64)
-        for row, slot in enumerate(slots.tolist()):
-            counts[row] += np.bincount(arrays.deck[slot, : int(arrays.deck_len[slot])], minlength=counts.shape[1])
-        return counts
+        deck = arrays.deck[slots].astype(np.int64)
+        in_deck = np.arange(deck.shape[1])[None, :] < arrays.deck_len[slots][:, None]
+        width = counts.shape[1]
+        flat = (np.arange(len(slots))[:, None] * width + deck)[in_deck]
+        return counts + np.bincount(flat, minlength=len(slots) * width).reshape(len(slots), width)
 
     def with_hidden(self, slots, observers, hidden: np.ndarray) -> "VectorGame":
         """A new game whose slot ``i`` is slot ``slots[i]`` with the cards seat ``observers[i]`` (or one seat for

@@ -309,9 +309,38 @@ FORWARD_ROWS = 256
 """Rows per forward pass of a large batch: its intermediate arrays then stay in the processor's cache."""
 
 
+@numba.njit(cache=True, nogil=True)
+def _row_hashes(rows):
+    """uint64[B]: an FNV-1a hash of each row's bits (uint32[B, D])."""
+    hashes = np.empty(rows.shape[0], np.uint64)
+    for b in range(rows.shape[0]):
+        value = np.uint64(0xCBF29CE484222325)
+        for d in range(rows.shape[1]):
+            value = (value ^ np.uint64(rows[b, d])) * np.uint64(0x100000001B3)
+        hashes[b] = value
+    return hashes
+
+
+def distinct_rows(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(first, inverse) with ``obs[first][inverse]`` equal to ``obs`` bit for bit, ``first`` the first row of
+    each distinct observation; None when every row is distinct. Rows are grouped by a hash of their bits and
+    then compared in full, so a collision never merges two different rows."""
+    bits = np.ascontiguousarray(obs, dtype=np.float32).view(np.uint32)
+    _, first, inverse = np.unique(_row_hashes(bits), return_index=True, return_inverse=True)
+    if len(first) == len(obs) or not (bits[first][inverse] == bits).all():
+        return None
+    return first, inverse
+
+
 def forward_in_chunks(network, obs: np.ndarray, with_value: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """``network.forward(obs)`` in chunks of `FORWARD_ROWS` rows (the same values, faster for large batches);
-    without ``with_value`` only the logits (the value is None)."""
+    without ``with_value`` only the logits (the value is None). A row repeated in the batch (the same position
+    in several imagined worlds) is computed once: a row's numbers depend on that row alone."""
+    repeated = distinct_rows(obs) if len(obs) > 1 else None
+    if repeated is not None:
+        first, inverse = repeated
+        logits, value = forward_in_chunks(network, obs[first], with_value)
+        return logits[inverse], value[inverse] if with_value else None
     if len(obs) <= FORWARD_ROWS:
         return network.forward(obs, with_value)
     parts = [network.forward(obs[start:start + FORWARD_ROWS], with_value) for start in range(0, len(obs), FORWARD_ROWS)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 47's local best responses (rouba-exploitability --lbr), one after another on one core, at the default
-# setting (16 worlds a move, the target's own policy as the rollout). Each row writes
+# setting (8 worlds a move, the target's own policy as the rollout). Each row writes
 # scripts/results/lbr/ROW.json; a row whose file exists is skipped, so the queue can be started again.
 # Usage: scripts/runs/issue47_lbr.sh [ROW ...]   (no argument: every row below, in order)
 # The table of results: python scripts/exploiter_table.py (docs/exploitability.md).

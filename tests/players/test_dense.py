@@ -123,3 +123,30 @@ def test_compiled_rank_forward_is_the_network_written_out(name):
     logits, values = network.forward(obs)
     expected_logits, expected_values = layer_by_layer(network, obs)
     assert np.array_equal(logits, expected_logits) and np.array_equal(values, expected_values)
+
+
+def test_a_repeated_row_is_computed_once_with_the_same_numbers(monkeypatch):
+    from rouba_env.players import network
+
+    policy = load_policy("2p")
+    game = VectorGame(policy.rules, 6, max_players=2)
+    game.reset(3)
+    obs = np.concatenate([game.obs, game.obs[[0, 0, 4, 0]]]).astype(np.float32)
+    first, inverse = network.distinct_rows(obs)
+    assert len(first) == 6 and np.array_equal(obs[first][inverse], obs)
+    computed = []
+    plain_forward = policy.network.forward
+    monkeypatch.setattr(policy.network, "forward", lambda rows, *args: computed.append(len(rows)) or
+                        plain_forward(rows, *args))
+    logits, values = network.forward_in_chunks(policy.network, obs)
+    assert computed == [6]
+    reference, reference_values = plain_forward(obs)
+    assert np.array_equal(logits, reference) and np.array_equal(values, reference_values)
+
+
+def test_rows_whose_hashes_collide_are_not_merged(monkeypatch):
+    from rouba_env.players import network
+
+    monkeypatch.setattr(network, "_row_hashes", lambda bits: np.zeros(len(bits), np.uint64))
+    obs = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert network.distinct_rows(obs) is None
