@@ -10,6 +10,7 @@ OUT=scripts/results/lbr
 POLICIES=scripts/results/runs
 SOLVED=4000   # games on mini and small (both seatings of 2,000 deals)
 FULL=2000     # games on the full game
+EXPERT=1000   # the expert searches at every move of every playout: fewer games (no full-game row: about 10 s a decision)
 declare -A ROWS=(
   [mini_random]="--rules mini --players random --lbr $SOLVED"
   [mini_heuristic]="--rules mini --players heuristic --lbr $SOLVED"
@@ -17,6 +18,8 @@ declare -A ROWS=(
   [mini_default_sampled]="--rules mini --players checkpoint:$POLICIES/mini/policy,deterministic=false --lbr $SOLVED"
   [mini_regularized]="--rules mini --players checkpoint:$POLICIES/mini_support02_until03_env32/policy --lbr $SOLVED"
   [mini_regularized_sampled]="--rules mini --players checkpoint:$POLICIES/mini_support02_until03_env32/policy,deterministic=false --lbr $SOLVED"
+  [mini_expert]="--rules mini --players expert --lbr $EXPERT"
+  [small_expert]="--rules small --players expert --lbr $EXPERT"
   [small_random]="--rules small --players random --lbr $SOLVED"
   [small_heuristic]="--rules small --players heuristic --lbr $SOLVED"
   [small_default]="--rules small --players checkpoint:$POLICIES/small/policy --lbr $SOLVED"
@@ -35,7 +38,7 @@ declare -A ROWS=(
 ORDER=(mini_random mini_heuristic mini_default mini_default_sampled mini_regularized mini_regularized_sampled
        small_random small_heuristic small_default small_default_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
-       full_every_seat_ent05)
+       full_every_seat_ent05 mini_expert small_expert)
 [ $# -gt 0 ] && ORDER=("$@")
 mkdir -p "$OUT"
 for row in "${ORDER[@]}"; do

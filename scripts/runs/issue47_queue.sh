@@ -8,11 +8,17 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/abr
 POLICIES=scripts/results/runs
+# The expert searches at every move (about 1.7 ms a move on mini and small, 19 ms on the full game, one core), and
+# the target moves as often as the exploiter learns: its rows run a tenth of the budget (every other row's exact
+# value stops moving by 300k steps), and on the full game a thirtieth with 2,000 evaluation games.
+EXPERT_STEPS=300000
+EXPERT_FULL_STEPS=100000
+EXPERT_FULL_GAMES=2400  # not 2,000: the trainer default, which an exploiter takes as "unset" (10,000)
 declare -A ROWS=(
   # the check against the exact solver: mini
   [mini_random]="--rules mini --best-response random"
   [mini_heuristic]="--rules mini --best-response heuristic"
-  [mini_expert]="--rules mini --best-response expert"
+  [mini_expert]="--rules mini --best-response expert --total-steps $EXPERT_STEPS"
   [mini_default]="--rules mini --best-response checkpoint:$POLICIES/mini/policy"
   [mini_default_sampled]="--rules mini --best-response checkpoint:$POLICIES/mini/policy,deterministic=false"
   [mini_regularized]="--rules mini --best-response checkpoint:$POLICIES/mini_support02_until03_env32/policy"
@@ -20,7 +26,7 @@ declare -A ROWS=(
   # small
   [small_random]="--rules small --best-response random"
   [small_heuristic]="--rules small --best-response heuristic"
-  [small_expert]="--rules small --best-response expert"
+  [small_expert]="--rules small --best-response expert --total-steps $EXPERT_STEPS"
   [small_default]="--rules small --best-response checkpoint:$POLICIES/small/policy"
   [small_default_sampled]="--rules small --best-response checkpoint:$POLICIES/small/policy,deterministic=false"
   [small_regularized]="--rules small --best-response checkpoint:$POLICIES/small_magnet_ema_10M/policy"
@@ -28,7 +34,7 @@ declare -A ROWS=(
   # the full game, two seats
   [full_heuristic]="--best-response heuristic"
   [full_greedy]="--best-response greedy"
-  [full_expert]="--best-response expert"
+  [full_expert]="--best-response expert --total-steps $EXPERT_FULL_STEPS --final-eval-games $EXPERT_FULL_GAMES"
   [full_2p-0.3]="--best-response checkpoint:2p-0.3"
   [full_2p]="--best-response checkpoint:2p"
   [full_mixed]="--best-response checkpoint:mixed"
