@@ -70,6 +70,13 @@ NOT_RESUMED = ("device",)
 """Settings a resumed run never takes from its file: they belong to the machine it runs on now
 (a run started on a GPU resumes on the CPU unless ``--device`` says otherwise)."""
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
+DECK_DEFAULTS = {"mini": {"num_envs": 128, "total_steps": 1_000_000}}
+"""Per deck, the settings a run left at the trainer's defaults takes instead: on ``mini`` (a game of a few
+moves) 1,024 games an update would be a few dozen updates in the whole run. An exploiter
+(best_response) keeps its own budget."""
+EXPLOITER_UNREGULARIZED = {"magnet": "none", "magnet_coef": 0.0, "mirror_coef": 0.0, "weight_average": 0.0}
+"""An exploiter is plain PPO against its frozen target: the default recipe's regularizers, left at their
+defaults, are turned off."""
 """Where a best-response probe goes unless run_dir is given."""
 SCHEDULES = ("constant", "linear", "power")
 """How a coefficient moves over a run (`rouba_training.regularizers.scheduled`)."""
@@ -91,6 +98,13 @@ def setting(default, help_text: str):
 @dataclass
 class TrainConfig:
     """PPO self-play on the batched engine (defaults: the README's 2-player run).
+
+    The default recipe heads for an equilibrium: pure self-play with every seat's decisions trained on, no
+    entropy bonus, a magnet KL towards the moving average of the network's own weights (the magnet moves,
+    so its pull ends at an equilibrium rather than at a smoothed one) and the mirror step (a KL to the
+    policy that collected the batch). On ``mini`` a run defaults to smaller updates and a shorter budget
+    (`DECK_DEFAULTS`). The pool recipe of 0.4 (scripted and past opponents) is the shipped config
+    ``pool_2p``.
 
     Each field's help (``setting(default, help)``) is the text that ``rouba-train --help`` shows."""
 
@@ -122,15 +136,15 @@ class TrainConfig:
     learning_rate_floor: float = setting(0.0, 'The lowest learning rate a schedule reaches.')
     schedule_power: float = setting(0.5, 'Exponent of the power schedules (learning rate and KL weights).')
     magnet: str = setting(
-        "none",
+        "ema",
         "Regularized self-play (magnetic mirror descent): the policy the magnet KL pulls towards: none, uniform "
         "(the uniform policy over the legal moves: an entropy bonus in KL form), ema (the moving average of the "
         "weights, weight_average) or snapshot (the network as it was, refreshed every magnet_interval updates).")
-    magnet_coef: float = setting(0.0, 'Weight of KL(policy || magnet), exact over the legal moves.')
+    magnet_coef: float = setting(0.05, 'Weight of KL(policy || magnet), exact over the legal moves.')
     magnet_schedule: str = setting("constant", 'How magnet_coef moves: constant, linear (to 0) or power.')
     magnet_interval: int = setting(50, 'Updates between refreshes of a snapshot magnet.')
     mirror_coef: float = setting(
-        0.0, "Weight of KL(policy || the policy that collected the batch), exact over the legal moves (the "
+        0.1, "Weight of KL(policy || the policy that collected the batch), exact over the legal moves (the "
         "mirror-descent step; 1 / step size).")
     mirror_schedule: str = setting("constant", 'How mirror_coef moves: constant, linear (to 0) or power.')
     support_coef: float = setting(
@@ -151,7 +165,7 @@ class TrainConfig:
         "moves, 6 lets the policy reach about 1 - 6e-6 by this term).")
     neurd_clip: float = setting(100.0, "policy_loss neurd: the largest push one row gives one logit.")
     weight_average: float = setting(
-        0.0, 'Decay of an exponential moving average of the weights, updated after every update (0: none).')
+        0.99, 'Decay of an exponential moving average of the weights, updated after every update (0: none).')
     play_average: bool = setting(
         False, 'Evaluate and export the moving average of the weights (weight_average) as the policy.')
     gamma: float = setting(1.0, 'Discount; games are short and only their result counts.')
@@ -160,7 +174,7 @@ class TrainConfig:
     minibatch_size: int = setting(
         2048, 'Learner decisions per gradient step; a batch smaller than this is one gradient step per epoch.')
     clip_coef: float = setting(0.2, "PPO's probability-ratio clip.")
-    ent_coef: float = setting(0.01, 'Entropy bonus (over legal actions only).')
+    ent_coef: float = setting(0.0, 'Entropy bonus (over legal actions only).')
     vf_coef: float = setting(0.5, 'Weight of the value loss.')
     max_grad_norm: float = setting(0.5, 'Gradient norm clip.')
     architecture: str = setting(
@@ -185,14 +199,14 @@ class TrainConfig:
         "Training reward: margin (own score minus the others' mean, over the cards in play: a denser signal "
         "that learns faster), lead (own score minus the best other's: the same with 2 players; at 3+ it "
         'rewards beating the leader) or outcome (+1/0/-1). Evaluation always reports win rates.')
-    self_play_weight: float = setting(0.25, 'Share of games whose other seats are played by the current policy.')
+    self_play_weight: float = setting(1.0, 'Share of games whose other seats are played by the current policy.')
     every_seat: str = setting(
         "auto",
         "Train on every seat's decisions in games against the current policy, each with its own seat's reward "
         "(twice the data per game at 2 players): on, off, or auto (on when every game is such a game, "
         "self_play_weight the only weight above 0).")
-    past_self_weight: float = setting(0.15, 'Share of games against a snapshot of an earlier self from the pool.')
-    scripted_weight: float = setting(0.6, 'Share of games against a scripted player from scripted_opponents.')
+    past_self_weight: float = setting(0.0, 'Share of games against a snapshot of an earlier self from the pool.')
+    scripted_weight: float = setting(0.0, 'Share of games against a scripted player from scripted_opponents.')
     scripted_opponents: tuple[str, ...] = setting(
         ("heuristic", "greedy"),
         'Player specs of the scripted part of the opponent pool.')
@@ -272,9 +286,11 @@ class TrainConfig:
             raise ValueError(f"num_players must list table sizes in 2..8, got {self.num_players}")
         if self.best_response:
             self._set_up_best_response()
-        elif self.best_response_start != "auto":
-            raise ValueError(f"best_response_start={self.best_response_start!r} says where an exploiter starts: it "
-                             f"needs best_response (the player it exploits)")
+        else:
+            if self.best_response_start != "auto":
+                raise ValueError(f"best_response_start={self.best_response_start!r} says where an exploiter "
+                                 f"starts: it needs best_response (the player it exploits)")
+            self._take_deck_defaults()
         if self.max_players and self.max_players < max(self.num_players):
             raise ValueError(f"max_players={self.max_players} is smaller than the largest table {max(self.num_players)}")
         weights = (self.self_play_weight, self.past_self_weight, self.scripted_weight)
@@ -350,7 +366,7 @@ class TrainConfig:
                                            f"these settings")
         learning_rate = WARM_LEARNING_RATE if start.checkpoint else FRESH_LEARNING_RATE
         exploiter = {"learning_rate": learning_rate, "ent_coef": EXPLOITER_ENTROPY,
-                     "final_eval_games": EXPLOITER_EVAL_GAMES}
+                     "final_eval_games": EXPLOITER_EVAL_GAMES, **EXPLOITER_UNREGULARIZED}
         for name, value in exploiter.items():  # the exploiter's own defaults, where the user left the trainer's
             if getattr(self, name) == defaults[name]:
                 setattr(self, name, value)
@@ -358,6 +374,13 @@ class TrainConfig:
             self.total_steps = self.best_response_steps
         if self.run_dir == defaults["run_dir"]:
             self.run_dir = BEST_RESPONSE_RUN_DIR
+
+    def _take_deck_defaults(self) -> None:
+        """The deck's own defaults (`DECK_DEFAULTS`) for the settings left at the trainer's."""
+        defaults = {field.name: field.default for field in dataclasses.fields(TrainConfig)}
+        for name, value in DECK_DEFAULTS.get(self.rules, {}).items():
+            if getattr(self, name) == defaults[name]:
+                setattr(self, name, value)
 
     def _require_settings(self, settings: dict, why: str) -> None:
         """Set each of ``settings``; a ValueError saying ``why`` if the user set one to something else."""
