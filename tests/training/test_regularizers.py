@@ -83,10 +83,10 @@ def test_the_moving_average_of_weights():
 
 
 @pytest.mark.parametrize("settings, message", [
-    ({"magnet": "uniform"}, "a magnet needs a weight above 0"),
-    ({"magnet_coef": 0.1}, "a weight needs a magnet"),
-    ({"magnet": "ema", "magnet_coef": 0.1}, "set weight_average"),
-    ({"play_average": True}, "set weight_average"),
+    ({"magnet": "uniform", "magnet_coef": 0.0}, "a magnet needs a weight above 0"),
+    ({"magnet": "none", "magnet_coef": 0.1}, "a weight needs a magnet"),
+    ({"magnet": "ema", "magnet_coef": 0.1, "weight_average": 0.0}, "set weight_average"),
+    ({"play_average": True, "magnet": "none", "magnet_coef": 0.0, "weight_average": 0.0}, "set weight_average"),
     ({"magnet_schedule": "cosine"}, "magnet_schedule must be one of constant, linear, power"),
     ({"support_schedule": "cosine"}, "support_schedule must be one of constant, linear, power"),
     ({"support_coef": -0.1}, "support_coef"),

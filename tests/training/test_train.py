@@ -201,7 +201,7 @@ def test_a_damaged_resume_file_is_one_error_line(tmp_path, capsys, damage):
         torch.save(state, checkpoint)
     capsys.readouterr()
     damaged = checkpoint.read_bytes()
-    assert train_main(["--resume", "--run-dir", str(tmp_path), "--total-steps", "400"]) == 2
+    assert train_main(["--resume", "--run-dir", str(tmp_path), "--total-steps", "40000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: cannot resume from") and str(checkpoint) in err[0], err
     assert checkpoint.read_bytes() == damaged, "a refused resume writes nothing"
@@ -219,7 +219,7 @@ def test_disk_errors_are_one_line_and_keep_the_last_checkpoint(tmp_path, capsys,
 
     monkeypatch.setattr(rouba_env.files.os, "replace", failing_replace)
     capsys.readouterr()
-    assert train_main(["--resume", "--run-dir", str(tmp_path), "--total-steps", "400"]) == 2
+    assert train_main(["--resume", "--run-dir", str(tmp_path), "--total-steps", "40000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: cannot write") and cause in err[0], err
     assert (tmp_path / "checkpoint.pt").read_bytes() == before
@@ -286,7 +286,7 @@ def test_resume_refuses_a_different_network_shape(tmp_path):
     config = dict(TINY, total_steps=300, final_eval_games=0, eval_interval=0)
     train(TrainConfig(run_dir=str(tmp_path), **config))
     with pytest.raises(ValueError, match=r"--resume: \['hidden_sizes'\] differ"):
-        train(TrainConfig(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=600)), resume=True)
+        train(TrainConfig(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=60_000)), resume=True)
     with pytest.raises(RunFolderError, match="no checkpoint.pt"):
         train(TrainConfig(run_dir=str(tmp_path / "empty"), **config), resume=True)
 
@@ -381,7 +381,7 @@ def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_al
     resumed = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=900)), resume=True)
     assert resumed["learner_steps"] >= 900
     with pytest.raises(ValueError, match="critic"):
-        train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=1200, critic="shared")), resume=True)
+        train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=120_000, critic="shared")), resume=True)
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "training" / "configs").glob("*.toml")), ids=lambda p: p.name)
@@ -393,7 +393,7 @@ def test_each_documented_config_file_trains(tmp_path, path):
              "--final-eval-games", "0", "--no-progress"]
     assert train_main(flags) == 0
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
-    assert saved["config"]["architecture"] == load_toml(path).get("architecture", "mlp")
+    assert saved["config"]["architecture"] == load_toml(path).get("architecture", TrainConfig().architecture)
 
 
 def folder_snapshot(folder: Path) -> dict:
@@ -438,7 +438,7 @@ def test_a_shipped_config_is_named_without_a_path(tmp_path, monkeypatch):
     assert {"rank_2p", "rank_mixed"} <= set(shipped_configs())
     config, _ = config_from_args(["--config", "rank_2p"])
     assert config.architecture == load_toml(ROOT / "training" / "configs" / "rank_2p.toml").get("architecture")
-    with pytest.raises(ValueError, match="does not exist .shipped configs: rank_2p"):
+    with pytest.raises(ValueError, match="does not exist .shipped configs: pool_2p, rank_2p, rank_mixed"):
         config_from_args(["--config", "rank_3p"])
 
 
@@ -450,8 +450,10 @@ def test_the_shipped_2p_config_is_the_shipped_2p_checkpoints_recipe():
     settings = json.loads(json.dumps(dataclasses.asdict(config)))
     assert {k: v for k, v in settings.items() if k not in how_it_ran and k in shipped} == \
         {k: v for k, v in shipped.items() if k not in how_it_ran}
-    # settings added since keep the defaults that stand for how the network was trained then
-    defaults = json.loads(json.dumps(dataclasses.asdict(TrainConfig())))
+    # settings added since hold the values that stand for how the network was trained then: the defaults of
+    # that time, which are the 0.4 pool recipe's (pool_2p)
+    pool_recipe = {k: v for k, v in load_toml(ROOT / "training" / "configs" / "pool_2p.toml").items() if k != "run_dir"}
+    defaults = json.loads(json.dumps(dataclasses.asdict(TrainConfig(**pool_recipe))))
     assert {k: v for k, v in settings.items() if k not in shipped} == {k: defaults[k] for k in settings
                                                                         if k not in shipped}
 
