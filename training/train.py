@@ -25,7 +25,7 @@ from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_training.best_response import describe_bound, exact_target, exploitability_bound, exploiter_start
-from rouba_training.config import TrainConfig
+from rouba_training.config import TrainConfig, auto_torch_threads
 from rouba_training.learner import RunProgress, build_learner
 from rouba_training.network import ActorCritic, save_policy
 from rouba_training.periodic_evaluation import evaluate_network
@@ -134,8 +134,7 @@ class Trainer:
         if device.type == "cuda" and not torch.cuda.is_available():
             raise RuntimeError(f"--device {config.device} asked for, but torch sees no CUDA device")
         prepare(run_dir, resume, overwrite)
-        if config.torch_threads:
-            torch.set_num_threads(config.torch_threads)
+        torch.set_num_threads(config.torch_threads or auto_torch_threads())
         self.command = command or " ".join(["python"] + sys.argv)
 
         first = collector_seeds(config.seed, len(tables))  # the trainer is collector 0 (rouba_training.seeds)

@@ -537,3 +537,25 @@ def test_a_run_catches_the_stop_signals_unless_its_caller_keeps_them(tmp_path, m
     train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=200, eval_interval=0)),
           catch_signals=catch_signals)
     assert (signal.SIGTERM in installed) == catch_signals
+
+
+@pytest.mark.parametrize("cores, threads", [(1, 1), (2, 1), (3, 1), (4, 1), (8, 2), (16, 4)])
+def test_the_default_torch_thread_count_follows_the_usable_cores(monkeypatch, cores, threads):
+    import os
+
+    from rouba_training.config import auto_torch_threads
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    assert auto_torch_threads() == threads
+
+
+def test_a_run_with_nothing_set_uses_the_default_thread_count(tmp_path, monkeypatch):
+    from rouba_training import train as train_module
+
+    monkeypatch.setattr(train_module, "auto_torch_threads", lambda: 3)
+    before = torch.get_num_threads()
+    try:
+        train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=100, final_eval_games=0, eval_interval=0)))
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
