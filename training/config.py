@@ -202,7 +202,8 @@ class TrainConfig:
     hand_coef: float = setting(
         0.0,
         "Weight of an auxiliary loss: the network also predicts every other hand and the deck per rank "
-        "(squared error against the real cards during training); 0: no such head. The head is not saved.")
+        "(squared error against the real cards during training); 0: no such head. The head is saved beside the "
+        "policy, for a search that deals its imagined worlds by it; it never plays.")
     critic: str = setting(
         "shared",
         "Value estimate for PPO: shared (the actor's own value head, from the observation) or privileged "

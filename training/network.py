@@ -258,7 +258,8 @@ def load_checkpoint_weights(network: nn.Module, path_or_name: str) -> None:
     """Copy a checkpoint's network into the trainer's ``network`` of the same shape: the actor, and the
     privileged critic where both have one (an exploiter that starts as a copy of its target).
 
-    A ValueError names the tensors that do not fit; a hand head, never saved, keeps its fresh weights.
+    A ValueError names the tensors that do not fit; a hand head (saved beside the actor, for a search's
+    determinizations, not among its tensors) keeps its fresh weights.
     """
     tensors, metadata = load_checkpoint(path_or_name)
     actor = playing_network(network)
