@@ -22,7 +22,7 @@ TRAINER_NETWORKS = {"rank": {}, "mlp": {"architecture": "mlp", "hidden_sizes": (
 
 def thread_choices() -> dict[str, int]:
     """Torch thread settings the section measures on the default network: the default (0: chosen by the
-    trainer), one thread, and every core this process may use (torch's own default)."""
+    trainer before each update), one thread, and every core this process may use (torch's own default)."""
     import os
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -41,7 +41,7 @@ def bench_trainer(args) -> list[dict]:
         print("[benchmark] trainer: torch is not installed (pip install torch), skipped", file=sys.stderr)
         return []
 
-    from rouba_training.config import TrainConfig, auto_torch_threads
+    from rouba_training.config import TrainConfig
     from rouba_training.train import train
 
     steps = 30_000 if args.quick else args.trainer_steps
@@ -60,8 +60,8 @@ def bench_trainer(args) -> list[dict]:
     summaries = {name: summarize(rows) for name, rows in runs.items()}
     default, mlp = summaries["rank, threads default"], summaries.pop("mlp, threads default")
     best = max(summary["steps_per_s"] for summary in summaries.values())
-    rows = [{"variant": f"training/ PPO, default config (rank network), torch threads: default "
-                        f"({auto_torch_threads()})", **default,
+    rows = [{"variant": "training/ PPO, default config (rank network), torch threads: default (chosen per update)",
+             **default,
              "ratio_to_best_threads": default["steps_per_s"] / best, "ratio_to_mlp": default["steps_per_s"] / mlp["steps_per_s"]}]
     rows += [{"variant": f"training/ PPO, default config (rank network), torch threads: {name.split()[-1]}", **summary,
               "ratio_to_best_threads": summary["steps_per_s"] / best}

@@ -95,20 +95,6 @@ def setting(default, help_text: str):
     return dataclasses.field(default=default, metadata={HELP: help_text})
 
 
-CORES_PER_TORCH_THREAD = 4
-"""`auto_torch_threads`: the collection on the batched engine runs in the main thread between updates, and a
-small network's update gains little from more threads than that, while each thread that finds its core taken
-stalls the rest."""
-
-
-def auto_torch_threads() -> int:
-    """Torch's thread count when ``torch_threads`` is 0: a quarter of the usable cores, at least one."""
-    import os
-
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, cores // CORES_PER_TORCH_THREAD)
-
-
 @dataclass
 class TrainConfig:
     """PPO self-play on the batched engine (defaults: the README's 2-player run).
@@ -262,9 +248,10 @@ class TrainConfig:
         'Minutes between checkpoints as well (0: by updates only); a kill loses at most this much work.')
     device: str = setting("cpu", 'Torch device: cpu or cuda.')
     torch_threads: int = setting(
-        0, f"Torch CPU threads; 0: one for every {CORES_PER_TORCH_THREAD} cores this process may use, at least one "
-        "(torch's own default, a thread per core, runs several times slower when another process keeps a core "
-        "busy; see docs/benchmarks.md).")
+        0, "Torch CPU threads; 0: before each update, one plus the cores the machine left idle while the batch "
+        "was collected (torch's own default, one per core, runs several times slower when another process keeps "
+        "a core busy; docs/benchmarks.md). A count that moves changes the last digits of a run: set one to "
+        "repeat a run exactly.")
     progress: bool = setting(True, 'Show a progress bar.')
     # --- Ray (training/distributed.py; needs the ray extra) ---
     ray: bool = setting(

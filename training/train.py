@@ -25,7 +25,7 @@ from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_training.best_response import describe_bound, exact_target, exploitability_bound, exploiter_start
-from rouba_training.config import TrainConfig, auto_torch_threads
+from rouba_training.config import TrainConfig
 from rouba_training.learner import RunProgress, build_learner
 from rouba_training.network import ActorCritic, save_policy
 from rouba_training.periodic_evaluation import evaluate_network
@@ -34,6 +34,7 @@ from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, pp
 from rouba_training.regularizers import scheduled, scheduled_until
 from rouba_training.rollout import SelfPlayGames, merge
 from rouba_training.seeds import collector_seeds
+from rouba_training.threads import TorchThreads
 from rouba_training.run_folder import (
     EVAL_FILE,
     FINAL_EVAL_FILE,
@@ -134,7 +135,8 @@ class Trainer:
         if device.type == "cuda" and not torch.cuda.is_available():
             raise RuntimeError(f"--device {config.device} asked for, but torch sees no CUDA device")
         prepare(run_dir, resume, overwrite)
-        torch.set_num_threads(config.torch_threads or auto_torch_threads())
+        # with Ray the batch is collected elsewhere, and the idle cores say nothing about the update
+        self.threads = TorchThreads(config.torch_threads, adaptive=not config.ray and device.type == "cpu")
         self.command = command or " ".join(["python"] + sys.argv)
 
         first = collector_seeds(config.seed, len(tables))  # the trainer is collector 0 (rouba_training.seeds)
@@ -244,7 +246,9 @@ class Trainer:
                                     run.learner_steps / config.total_steps, run.update,
                                     config.learning_rate_floor, config.schedule_power)
         network.eval()
+        self.threads.collection_started()
         batch = self.collect(network)
+        self.threads.before_update()
         stats = ppo_update(network, optimizer, batch, config, self.generator, self.device, run.update + 1,
                            self.regularization())
         learner.after_update(config, run.update + 1)

@@ -539,20 +539,52 @@ def test_a_run_catches_the_stop_signals_unless_its_caller_keeps_them(tmp_path, m
     assert (signal.SIGTERM in installed) == catch_signals
 
 
-@pytest.mark.parametrize("cores, threads", [(1, 1), (2, 1), (3, 1), (4, 1), (8, 2), (16, 4)])
-def test_the_default_torch_thread_count_follows_the_usable_cores(monkeypatch, cores, threads):
-    import os
+@pytest.mark.parametrize("idle_cores, own_cores, cores, threads", [
+    (0.0, 1.0, 2, 1), (0.3, 1.0, 2, 1), (0.9, 1.0, 2, 2), (0.1, 1.9, 2, 2), (5.0, 1.0, 2, 2), (2.2, 1.0, 4, 3),
+    (0.0, 1.0, 16, 1), (0.0, 0.2, 2, 1)])
+def test_torch_gets_the_cores_no_other_process_used_during_collection(monkeypatch, idle_cores, own_cores, cores,
+                                                                       threads):
+    from rouba_training import threads as threads_module
 
-    from rouba_training.config import auto_torch_threads
+    clock = iter([100.0, 101.0])  # one second of collection
+    own = iter([10.0, 10.0 + own_cores])  # this process's CPU seconds
+    ticks = iter([0, 0, round(idle_cores * 100)])  # at construction, at the start, after the collection
+    monkeypatch.setattr(threads_module, "usable_cores", lambda: set(range(cores)))
+    monkeypatch.setattr(threads_module, "idle_ticks", lambda cores: next(ticks))
+    monkeypatch.setattr(threads_module.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(threads_module.time, "process_time", lambda: next(own))
+    monkeypatch.setattr(threads_module.os, "sysconf", lambda name: 100)
+    before = torch.get_num_threads()
+    try:
+        chooser = threads_module.TorchThreads(0)
+        chooser.collection_started()
+        assert chooser.before_update() == threads == torch.get_num_threads()
+        assert threads_module.TorchThreads(5).before_update() == 5, "a count given is kept"
+    finally:
+        torch.set_num_threads(before)
 
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
-    assert auto_torch_threads() == threads
+
+def test_without_proc_stat_torch_gets_a_thread_per_four_cores(monkeypatch):
+    from rouba_training import threads as threads_module
+
+    monkeypatch.setattr(threads_module, "idle_ticks", lambda cores: None)
+    before = torch.get_num_threads()
+    try:
+        for cores, threads in ((1, 1), (2, 1), (8, 2), (16, 4)):
+            monkeypatch.setattr(threads_module, "usable_cores", lambda cores=cores: set(range(cores)))
+            chooser = threads_module.TorchThreads(0)
+            chooser.collection_started()
+            assert chooser.before_update() == threads
+    finally:
+        torch.set_num_threads(before)
 
 
-def test_a_run_with_nothing_set_uses_the_default_thread_count(tmp_path, monkeypatch):
-    from rouba_training import train as train_module
+def test_a_run_with_nothing_set_gives_torch_the_idle_cores(tmp_path, monkeypatch):
+    from rouba_training import threads as threads_module
 
-    monkeypatch.setattr(train_module, "auto_torch_threads", lambda: 3)
+    ticks = iter(range(0, 10**12, 10**9))  # every core idle all the time
+    monkeypatch.setattr(threads_module, "usable_cores", lambda: {0, 1, 2})
+    monkeypatch.setattr(threads_module, "idle_ticks", lambda cores: next(ticks))
     before = torch.get_num_threads()
     try:
         train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=100, final_eval_games=0, eval_interval=0)))
