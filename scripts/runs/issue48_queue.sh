@@ -23,8 +23,8 @@ declare -A ROWS=(
   # mixed's table sizes: one network for 2, 3 and 4 players, as the shipped mixed is trained
   [mixed_default]="--num-players 2 3 4 --eval-opponents heuristic"
 )
-ORDER=(mini_default mini_default_seed2 mini_default_seed3 small_default full_default full_pool_2p
-       abr_full_default abr_full_pool_2p small_default_seed2 small_default_seed3 mixed_default)
+ORDER=(mini_default mini_default_seed2 mini_default_seed3 full_default full_pool_2p abr_full_default
+       abr_full_pool_2p small_default small_default_seed2 small_default_seed3 mixed_default)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]?unknown row $row}
