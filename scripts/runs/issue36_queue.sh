@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 36's training rows, run one after another on one core. Safe to start again after a stop:
 # a run folder that holds a checkpoint is carried on with --resume (a finished run ends at once).
+# They ran when the 0.4 pool recipe was the default: --config pool_2p gives its settings, the flags the rest.
 # Usage: scripts/runs/issue36_queue.sh [ROW ...]   (no argument: every row below, in order)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -163,11 +164,11 @@ for row in "${ORDER[@]}"; do
     if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
     echo "=== $row: first stage ${FIRST_STAGE[$row]} $(date -u +%FT%TZ)"
     # shellcheck disable=SC2086
-    rouba-train $resume --run-dir "$dir" ${ROWS[${FIRST_STAGE[$row]}]} --torch-threads 1 --no-progress \
+    rouba-train $resume --config pool_2p --run-dir "$dir" ${ROWS[${FIRST_STAGE[$row]}]} --torch-threads 1 --no-progress \
       || { echo "=== $row failed in its first stage: $?"; continue; }
   fi
   if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
   echo "=== $row $(date -u +%FT%TZ)"
   # shellcheck disable=SC2086
-  rouba-train $resume --run-dir "$dir" $flags --torch-threads 1 --no-progress || echo "=== $row failed: $?"
+  rouba-train $resume --config pool_2p --run-dir "$dir" $flags --torch-threads 1 --no-progress || echo "=== $row failed: $?"
 done

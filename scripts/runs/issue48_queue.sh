@@ -20,15 +20,27 @@ declare -A ROWS=(
   # their exploiters (3M steps each, warm-started from the network): the bound that ranks them
   [abr_full_default]="--best-response checkpoint:$RUNS/full_default/policy"
   [abr_full_pool_2p]="--best-response checkpoint:$RUNS/full_pool_2p/policy"
+  # their local best responses (2,000 games, 8 worlds a move): the bound that separates networks
+  [lbr_full_default]="--rules standard --players checkpoint:$RUNS/full_default/policy --lbr 2000"
+  [lbr_full_pool_2p]="--rules standard --players checkpoint:$RUNS/full_pool_2p/policy --lbr 2000"
   # mixed's table sizes: one network for 2, 3 and 4 players, as the shipped mixed is trained
   [mixed_default]="--num-players 2 3 4 --eval-opponents heuristic"
 )
 ORDER=(mini_default mini_default_seed2 mini_default_seed3 full_default full_pool_2p abr_full_default
-       abr_full_pool_2p small_default small_default_seed2 small_default_seed3 mixed_default)
+       abr_full_pool_2p small_default small_default_seed2 small_default_seed3 lbr_full_default lbr_full_pool_2p
+       mixed_default)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]?unknown row $row}
-  case $row in abr_*) dir=scripts/results/abr/$row ;; *) dir=$RUNS/$row ;; esac
+  if [[ $row == lbr_* ]]; then
+    out=scripts/results/lbr/${row#lbr_}.json
+    [ -f "$out" ] && { echo "=== $row: done"; continue; }
+    echo "=== $row $(date -u +%FT%TZ)"
+    # shellcheck disable=SC2086
+    rouba-exploitability $flags --json "$out" --no-progress || echo "=== $row failed: $?"
+    continue
+  fi
+  case $row in abr_*) dir=scripts/results/abr/${row#abr_} ;; *) dir=$RUNS/$row ;; esac
   if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
   echo "=== $row $(date -u +%FT%TZ)"
   # shellcheck disable=SC2086
