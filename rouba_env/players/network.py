@@ -340,7 +340,7 @@ def forward_in_chunks(network, obs: np.ndarray, with_value: bool = True) -> tupl
     if repeated is not None:
         first, inverse = repeated
         logits, value = forward_in_chunks(network, obs[first], with_value)
-        return logits[inverse], value[inverse] if with_value else None
+        return logits[inverse], None if value is None else value[inverse]
     if len(obs) <= FORWARD_ROWS:
         return network.forward(obs, with_value)
     parts = [network.forward(obs[start:start + FORWARD_ROWS], with_value) for start in range(0, len(obs), FORWARD_ROWS)]
