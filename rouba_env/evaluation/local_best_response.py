@@ -42,7 +42,7 @@ from rouba_env.rules.core import hand_slot, move_at
 from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.vector_table import OPEN_SEAT, VectorTable
 
-DEFAULT_WORLDS = 8
+DEFAULT_WORLDS = 16
 """Positions drawn from the posterior per decision; every legal move is played out in each."""
 EXACT_HANDS = 2048
 """The target's possible hands are enumerated when there are at most this many (every deck here: a hand of

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Issue 47's local best responses (rouba-exploitability --lbr), one after another on one core, at the default
-# setting (8 worlds a move, the target's own policy as the rollout). Each row writes
-# scripts/results/lbr/ROW.json; a row whose file exists is skipped, so the queue can be started again.
-# Usage: scripts/runs/issue47_lbr.sh [ROW ...]   (no argument: every row below, in order)
+# Issue 47's local best responses (rouba-exploitability --lbr), one after another on one core, the target's own
+# policy as the rollout, WORLDS worlds a move (16, the default). Each row writes scripts/results/lbr/ROW.json
+# (at another WORLDS, scripts/results/lbr_WORLDSworlds/ROW.json); a row whose file exists is skipped, so the
+# queue can be started again.
+# Usage: [WORLDS=8] scripts/runs/issue47_lbr.sh [ROW ...]   (no argument: every row below, in order)
 # The table of results: python scripts/exploiter_table.py (docs/exploitability.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=scripts/results/lbr
+WORLDS=${WORLDS:-16}
+if [ "$WORLDS" = 16 ]; then OUT=scripts/results/lbr; else OUT=scripts/results/lbr_${WORLDS}worlds; fi
 POLICIES=scripts/results/runs
 SOLVED=4000   # games on mini and small (both seatings of 2,000 deals)
 FULL=2000     # games on the full game
@@ -14,16 +16,16 @@ EXPERT=1000   # the expert searches at every move of every playout: fewer games 
 declare -A ROWS=(
   [mini_random]="--rules mini --players random --lbr $SOLVED"
   [mini_heuristic]="--rules mini --players heuristic --lbr $SOLVED"
-  [mini_default]="--rules mini --players checkpoint:$POLICIES/mini/policy --lbr $SOLVED"
-  [mini_default_sampled]="--rules mini --players checkpoint:$POLICIES/mini/policy,deterministic=false --lbr $SOLVED"
+  [mini_pool]="--rules mini --players checkpoint:$POLICIES/mini/policy --lbr $SOLVED"
+  [mini_pool_sampled]="--rules mini --players checkpoint:$POLICIES/mini/policy,deterministic=false --lbr $SOLVED"
   [mini_regularized]="--rules mini --players checkpoint:$POLICIES/mini_support02_until03_env32/policy --lbr $SOLVED"
   [mini_regularized_sampled]="--rules mini --players checkpoint:$POLICIES/mini_support02_until03_env32/policy,deterministic=false --lbr $SOLVED"
   [mini_expert]="--rules mini --players expert --lbr $EXPERT"
   [small_expert]="--rules small --players expert --lbr $EXPERT"
   [small_random]="--rules small --players random --lbr $SOLVED"
   [small_heuristic]="--rules small --players heuristic --lbr $SOLVED"
-  [small_default]="--rules small --players checkpoint:$POLICIES/small/policy --lbr $SOLVED"
-  [small_default_sampled]="--rules small --players checkpoint:$POLICIES/small/policy,deterministic=false --lbr $SOLVED"
+  [small_pool]="--rules small --players checkpoint:$POLICIES/small/policy --lbr $SOLVED"
+  [small_pool_sampled]="--rules small --players checkpoint:$POLICIES/small/policy,deterministic=false --lbr $SOLVED"
   [small_regularized]="--rules small --players checkpoint:$POLICIES/small_magnet_ema_10M/policy --lbr $SOLVED"
   [small_regularized_sampled]="--rules small --players checkpoint:$POLICIES/small_magnet_ema_10M/policy,deterministic=false --lbr $SOLVED"
   [full_heuristic]="--rules standard --players heuristic --lbr $FULL"
@@ -35,8 +37,8 @@ declare -A ROWS=(
   [full_magnet_ema_mb1024]="--rules standard --players checkpoint:$POLICIES/full_magnet_ema_mb1024/policy --lbr $FULL"
   [full_every_seat_ent05]="--rules standard --players checkpoint:$POLICIES/full_every_seat_ent05/policy --lbr $FULL"
 )
-ORDER=(mini_random mini_heuristic mini_default mini_default_sampled mini_regularized mini_regularized_sampled
-       small_random small_heuristic small_default small_default_sampled small_regularized small_regularized_sampled
+ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized mini_regularized_sampled
+       small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
        full_every_seat_ent05 mini_expert small_expert)
 [ $# -gt 0 ] && ORDER=("$@")
@@ -46,5 +48,5 @@ for row in "${ORDER[@]}"; do
   [ -f "$OUT/$row.json" ] && { echo "=== $row: done"; continue; }
   echo "=== $row $(date -u +%FT%TZ)"
   # shellcheck disable=SC2086
-  rouba-exploitability $flags --json "$OUT/$row.json" --no-progress || echo "=== $row failed: $?"
+  rouba-exploitability $flags --lbr-worlds "$WORLDS" --json "$OUT/$row.json" --no-progress || echo "=== $row failed: $?"
 done

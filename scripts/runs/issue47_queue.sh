@@ -19,16 +19,16 @@ declare -A ROWS=(
   [mini_random]="--rules mini --best-response random"
   [mini_heuristic]="--rules mini --best-response heuristic"
   [mini_expert]="--rules mini --best-response expert --total-steps $EXPERT_STEPS"
-  [mini_default]="--rules mini --best-response checkpoint:$POLICIES/mini/policy"
-  [mini_default_sampled]="--rules mini --best-response checkpoint:$POLICIES/mini/policy,deterministic=false"
+  [mini_pool]="--rules mini --best-response checkpoint:$POLICIES/mini/policy"
+  [mini_pool_sampled]="--rules mini --best-response checkpoint:$POLICIES/mini/policy,deterministic=false"
   [mini_regularized]="--rules mini --best-response checkpoint:$POLICIES/mini_support02_until03_env32/policy"
   [mini_regularized_sampled]="--rules mini --best-response checkpoint:$POLICIES/mini_support02_until03_env32/policy,deterministic=false"
   # small
   [small_random]="--rules small --best-response random"
   [small_heuristic]="--rules small --best-response heuristic"
   [small_expert]="--rules small --best-response expert --total-steps $EXPERT_STEPS"
-  [small_default]="--rules small --best-response checkpoint:$POLICIES/small/policy"
-  [small_default_sampled]="--rules small --best-response checkpoint:$POLICIES/small/policy,deterministic=false"
+  [small_pool]="--rules small --best-response checkpoint:$POLICIES/small/policy"
+  [small_pool_sampled]="--rules small --best-response checkpoint:$POLICIES/small/policy,deterministic=false"
   [small_regularized]="--rules small --best-response checkpoint:$POLICIES/small_magnet_ema_10M/policy"
   [small_regularized_sampled]="--rules small --best-response checkpoint:$POLICIES/small_magnet_ema_10M/policy,deterministic=false"
   # the full game, two seats
@@ -42,8 +42,8 @@ declare -A ROWS=(
   [full_magnet_ema_mb1024]="--best-response checkpoint:$POLICIES/full_magnet_ema_mb1024/policy"
   [full_every_seat_ent05]="--best-response checkpoint:$POLICIES/full_every_seat_ent05/policy"
 )
-ORDER=(mini_random mini_heuristic mini_default mini_default_sampled mini_regularized mini_regularized_sampled
-       small_random small_heuristic small_default small_default_sampled small_regularized small_regularized_sampled
+ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized mini_regularized_sampled
+       small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
        full_every_seat_ent05 mini_expert small_expert full_expert)
 [ $# -gt 0 ] && ORDER=("$@")

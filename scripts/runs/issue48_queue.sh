@@ -20,9 +20,9 @@ declare -A ROWS=(
   # their exploiters (3M steps each, warm-started from the network): the bound that ranks them
   [abr_full_default]="--best-response checkpoint:$RUNS/full_default/policy"
   [abr_full_pool_2p]="--best-response checkpoint:$RUNS/full_pool_2p/policy"
-  # their local best responses (2,000 games, 8 worlds a move): the bound that separates networks
-  [lbr_full_default]="--rules standard --players checkpoint:$RUNS/full_default/policy --lbr 2000"
-  [lbr_full_pool_2p]="--rules standard --players checkpoint:$RUNS/full_pool_2p/policy --lbr 2000"
+  # their local best responses (2,000 games, 16 worlds a move): the bound that separates networks
+  [lbr_full_default]="--rules standard --players checkpoint:$RUNS/full_default/policy --lbr 2000 --lbr-worlds 16"
+  [lbr_full_pool_2p]="--rules standard --players checkpoint:$RUNS/full_pool_2p/policy --lbr 2000 --lbr-worlds 16"
   # mixed's table sizes: one network for 2, 3 and 4 players, as the shipped mixed is trained
   [mixed_default]="--num-players 2 3 4 --eval-opponents heuristic"
 )
