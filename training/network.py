@@ -1,6 +1,6 @@
 """The trainer's torch actor-critic network, and saving it as a checkpoint that plays without torch.
 
-`ActorCritic`'s and `RankActorCritic`'s ``state_dict`` names and layouts are
+`ActorCritic`'s and `RankActorCritic`'s (both `Actor`s) ``state_dict`` names and layouts are
 the ones `rouba_env.players.checkpoint` expects and
 `rouba_env.players.network.MLP` / `RankNetwork` run in numpy, so a saved
 policy plays the same actions in either.
@@ -28,7 +28,51 @@ POLICY_HEAD_GAIN = 0.01
 VALUE_HEAD_GAIN = 1.0
 
 
-class ActorCritic(nn.Module):
+class Actor(nn.Module):
+    """What every trainer network offers, so no caller asks which kind it holds: ``forward(obs, hidden=None)``
+    gives (logits[B, A], value[B]); ``forward_with_hands(obs, hidden=None)`` adds the hand head's guesses;
+    ``actor`` is the part that plays and is saved; ``reads_hidden`` says whether training must pass the
+    hidden cards (``hidden``: what the observation hides, `ObservationEncoder.hidden`). A plain actor's value
+    reads the observation alone, so it takes ``hidden`` and leaves it."""
+
+    @property
+    def actor(self) -> "Actor":
+        return self
+
+    @property
+    def reads_hidden(self) -> bool:
+        return hasattr(self, HAND_HEAD)
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits[B, A], value[B]) for observations[B, D]."""
+        logits, value, _ = self._forward(obs, with_hands=False)
+        return logits, value
+
+    def forward_with_hands(self, obs: torch.Tensor,
+                           hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(logits, value, predicted hidden cards[B, H]) in one pass (needs `add_hand_head`)."""
+        return self._forward(obs, with_hands=True)
+
+    privileged = False
+    """Whether a critic that sees the hidden cards gives the value in training (`PrivilegedCritic`)."""
+
+    def critic_tensors(self) -> dict[str, np.ndarray] | None:
+        """A privileged critic's weights, saved beside the actor; None without one."""
+        return None
+
+    def hand_head_tensors(self) -> dict[str, np.ndarray] | None:
+        """A rank network's hand head's weights, saved beside the actor for a search's determinizations;
+        None without one."""
+        if self.architecture != "rank" or not hasattr(self, HAND_HEAD):
+            return None
+        return {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
+                for name, tensor in getattr(self, HAND_HEAD).state_dict().items()}
+
+    def _forward(self, obs: torch.Tensor, with_hands: bool):
+        raise NotImplementedError
+
+
+class ActorCritic(Actor):
     """An MLP trunk (ReLU) with a policy head (one logit per action) and a value head."""
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...] = (256, 256)):
@@ -54,19 +98,14 @@ class ActorCritic(nn.Module):
     policy_layers = ("policy_head",)
     """The layers whose outputs are the logits, linearly: scaling them scales every logit (`soften_policy`)."""
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits[B, A], value[B]) for observations[B, D]."""
-        hidden = self.trunk(obs)
-        return self.policy_head(hidden), self.value_head(hidden).squeeze(-1)
-
     def add_hand_head(self, hidden_size: int) -> None:
         """An auxiliary head predicting what the observation hides (`HAND_HEAD`), read from the trunk."""
         self.hand_head = _linear(self.trunk[-2].out_features, hidden_size, VALUE_HEAD_GAIN)
 
-    def forward_with_hands(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(logits, value, predicted hidden cards[B, H]) in one pass (needs `add_hand_head`)."""
-        hidden = self.trunk(obs)
-        return self.policy_head(hidden), self.value_head(hidden).squeeze(-1), self.hand_head(hidden)
+    def _forward(self, obs: torch.Tensor, with_hands: bool):
+        features = self.trunk(obs)
+        logits, value = self.policy_head(features), self.value_head(features).squeeze(-1)
+        return logits, value, self.hand_head(features) if with_hands else None
 
 
 def _linear(inputs: int, outputs: int, gain: float, bias: bool = True) -> nn.Linear:
@@ -77,7 +116,7 @@ def _linear(inputs: int, outputs: int, gain: float, bias: bool = True) -> nn.Lin
     return layer
 
 
-class RankActorCritic(nn.Module):
+class RankActorCritic(Actor):
     """The rank-shared actor-critic (one token per rank slot, shared weights); see `rouba_env.players.network.RankNetwork`.
 
     ``hidden_sizes`` is (context width, token width).
@@ -112,23 +151,19 @@ class RankActorCritic(nn.Module):
         self.obs_size, self.num_actions, self.hidden_sizes = obs_size, num_actions, tuple(hidden_sizes)
         self.max_players = max_players
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits[B, A], value[B]) for observations[B, D]."""
-        logits, value, _ = self._forward(obs)
-        return logits, value
-
     def add_hand_head(self, hidden_size: int) -> None:
         """An auxiliary head predicting what the observation hides (`HAND_HEAD`): from each rank's token,
         that rank's count in every seat's hand and in the deck."""
         self.hand_head = _linear(self.token.out_features, hidden_size // NUM_RANK_SLOTS, VALUE_HEAD_GAIN)
 
-    def forward_with_hands(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(logits, value, predicted hidden cards[B, H]) in one pass (needs `add_hand_head`)."""
-        logits, value, tokens = self._forward(obs)
+    def _forward(self, obs: torch.Tensor, with_hands: bool):
+        logits, value, tokens = self._tokens(obs)
+        if not with_hands:
+            return logits, value, None
         per_rank = self.hand_head(tokens)  # [B, R, seats + deck]
         return logits, value, per_rank.transpose(1, 2).reshape(obs.shape[0], -1)
 
-    def _forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         batch = obs.shape[0]
         extended = torch.cat([obs, obs.new_zeros(batch, 1), obs.new_ones(batch, 1)], dim=1)
         features = extended[:, self.first] * extended[:, self.second]  # [B, R, F]
@@ -173,29 +208,43 @@ class PrivilegedCritic(nn.Module):
         self.architecture, self.obs_size, self.num_actions = actor.architecture, actor.obs_size, actor.num_actions
         self.hidden_sizes = actor.hidden_sizes
 
+    reads_hidden = True
+    privileged = True
+
     def forward(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         logits, value = self.actor(obs)
-        if hidden is None:
-            return logits, value
-        return logits, self.critic(torch.cat([obs, hidden], dim=1)).squeeze(-1)
+        return logits, self._value(obs, hidden, value)
 
     def forward_with_hands(self, obs: torch.Tensor,
-                           hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        logits, _, hands = self.actor.forward_with_hands(obs)
-        return logits, self.critic(torch.cat([obs, hidden], dim=1)).squeeze(-1), hands
+                           hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        logits, value, hands = self.actor.forward_with_hands(obs)
+        return logits, self._value(obs, hidden, value), hands
+
+    def _value(self, obs: torch.Tensor, hidden: torch.Tensor | None, own: torch.Tensor) -> torch.Tensor:
+        """The critic's value given the hidden cards; without them the actor's own (a snapshot playing)."""
+        return own if hidden is None else self.critic(torch.cat([obs, hidden], dim=1)).squeeze(-1)
+
+    def critic_tensors(self) -> dict[str, np.ndarray]:
+        """The critic's weights as a checkpoint stores them beside the actor."""
+        return {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
+                for name, tensor in self.critic.state_dict().items()}
 
 
-def playing_network(network: nn.Module) -> "ActorCritic | RankActorCritic":
-    """The part of a trainer's network that plays and is saved: the actor of a `PrivilegedCritic`."""
-    return network.actor if isinstance(network, PrivilegedCritic) else network
+TrainerNetwork = Actor | PrivilegedCritic
+"""A trainer's network: both kinds answer the same calls (`Actor`'s), so no caller dispatches on the kind."""
+
+
+def playing_network(network: TrainerNetwork) -> Actor:
+    """The part of a trainer's network that plays and is saved (a `PrivilegedCritic`'s actor)."""
+    return network.actor
 
 
 def make_network(architecture: str, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...],
                  max_players: int, critic: str = "shared", hidden_size: int = 0,
-                 hand_head: bool = False) -> "ActorCritic | RankActorCritic | PrivilegedCritic":
+                 hand_head: bool = False) -> TrainerNetwork:
     """The trainer's network for ``TrainConfig.architecture``, ``critic`` and ``hand_coef`` (a hand head)."""
     if architecture == "rank":
-        actor: ActorCritic | RankActorCritic = RankActorCritic(obs_size, num_actions, hidden_sizes, max_players)
+        actor: Actor = RankActorCritic(obs_size, num_actions, hidden_sizes, max_players)
     elif architecture == "mlp":
         actor = ActorCritic(obs_size, num_actions, hidden_sizes)
     else:
@@ -241,15 +290,9 @@ def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max
 def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rules: RulesConfig,
                 max_players: int | None, extra: dict | None = None) -> Path:
     """Write the network (its actor; a privileged critic's own file beside it) as a checkpoint folder."""
-    critic = None
-    if isinstance(network, PrivilegedCritic):  # shipped beside the actor, for a search's leaves; it never plays
-        critic = {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
-                  for name, tensor in network.critic.state_dict().items()}
+    critic = network.critic_tensors()  # shipped beside the actor, for a search's leaves; it never plays
     network = playing_network(network)
-    hands = None
-    if network.architecture == "rank" and hasattr(network, HAND_HEAD):  # for a search's determinizations
-        hands = {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
-                 for name, tensor in getattr(network, HAND_HEAD).state_dict().items()}
+    hands = network.hand_head_tensors()
     return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra,
                             architecture=network.architecture, privileged_value=critic, hand_head=hands)
 
@@ -272,7 +315,7 @@ def load_checkpoint_weights(network: nn.Module, path_or_name: str) -> None:
     if missing or unexpected:
         raise ValueError(f"checkpoint {path_or_name} does not fit the network: missing {missing}, "
                          f"unexpected {unexpected}")
-    if isinstance(network, PrivilegedCritic):
+    if network.privileged:
         critic = read_privileged_value(resolve_checkpoint(path_or_name), metadata)
         if critic is not None:
             network.critic.load_state_dict({name: torch.as_tensor(array) for name, array in critic.items()})

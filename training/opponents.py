@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import torch
 
-from rouba_training.network import ActorCritic
+from rouba_training.network import TrainerNetwork
 from rouba_env.players.base import Policy
 
 CURRENT_SELF = -1
@@ -27,13 +27,13 @@ class OpponentPool:
         self.scripted_names = list(scripted)
         self.scripted = scripted
         """Per scripted spec, one policy per table size index."""
-        self.snapshots: list[ActorCritic] = []
+        self.snapshots: list[TrainerNetwork] = []
         self.snapshot_steps: list[int] = []
         total = sum(weights)
         self.self_weight, self.past_weight, self.scripted_weight = (w / total for w in weights)
         self.pool_size = pool_size
 
-    def add_snapshot(self, network: ActorCritic, step: int) -> None:
+    def add_snapshot(self, network: TrainerNetwork, step: int) -> None:
         snapshot = copy.deepcopy(network).eval()
         for parameter in snapshot.parameters():
             parameter.requires_grad_(False)
@@ -55,13 +55,13 @@ class OpponentPool:
             ids[past] = len(self.scripted_names) + rng.integers(len(self.snapshots), size=int(past.sum()))
         return ids
 
-    def snapshot_for(self, opponent_id: int) -> ActorCritic:
+    def snapshot_for(self, opponent_id: int) -> TrainerNetwork:
         return self.snapshots[opponent_id - len(self.scripted_names)]
 
     def state_dict(self) -> dict:
         return {"snapshots": [s.state_dict() for s in self.snapshots], "steps": list(self.snapshot_steps)}
 
-    def load_state_dict(self, state: dict, template: ActorCritic) -> None:
+    def load_state_dict(self, state: dict, template: TrainerNetwork) -> None:
         self.snapshots, self.snapshot_steps = [], []
         for weights, step in zip(state["snapshots"], state["steps"]):
             network = copy.deepcopy(template)
@@ -98,7 +98,7 @@ class SnapshotPolicy:
 
 
 @torch.no_grad()
-def snapshot_actions(network: ActorCritic, obs: np.ndarray, mask: np.ndarray, generator: torch.Generator,
+def snapshot_actions(network: TrainerNetwork, obs: np.ndarray, mask: np.ndarray, generator: torch.Generator,
                      device: torch.device) -> np.ndarray:
     """Sampled actions of a frozen network for a batch (the learner's own sampling, untrained)."""
     from rouba_training.ppo import MaskedCategorical

@@ -9,13 +9,13 @@ from rouba_env.evaluation.duplicate import evaluate
 from rouba_env.evaluation.stats import margins, mean_interval
 from rouba_env.solve.exploitability import head_to_head, nash_conv, policy_strategy
 from rouba_env.solve.game_tree import GameTree
-from rouba_training.network import ActorCritic, numpy_policy
+from rouba_training.network import TrainerNetwork, numpy_policy
 
 EVAL_SEED = 12345
 """Fixed deals for every evaluation, so that curves compare like with like."""
 
 
-def evaluate_network(network: ActorCritic, rules: RulesConfig, max_players: int, opponents: tuple[str, ...],
+def evaluate_network(network: TrainerNetwork, rules: RulesConfig, max_players: int, opponents: tuple[str, ...],
                      games: int, seed: int = EVAL_SEED, tree: GameTree | None = None,
                      target: np.ndarray | None = None) -> list[dict]:
     """Win rate (Wilson 95% interval), mean score and margin of the learner against each opponent; the margin's

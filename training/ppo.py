@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_training.network import PrivilegedCritic, masked_logits
+from rouba_training.network import masked_logits
 
 
 class MaskedCategorical:
@@ -145,16 +145,12 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     for _ in range(config.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)
         for rows in torch.tensor_split(order, minibatches):
+            hidden_rows = None if hidden is None else hidden[rows]
             hands = None
             if config.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
-                if isinstance(network, PrivilegedCritic):
-                    logits, values, hands = network.forward_with_hands(obs[rows], hidden[rows])
-                else:
-                    logits, values, hands = network.forward_with_hands(obs[rows])
-            elif hidden is None:
-                logits, values = network(obs[rows])
+                logits, values, hands = network.forward_with_hands(obs[rows], hidden_rows)
             else:
-                logits, values = network(obs[rows], hidden[rows])
+                logits, values = network(obs[rows], hidden_rows)
             dist = MaskedCategorical(logits, mask[rows])
             minibatch = Minibatch(rows, dist.log_probs, dist.mask, dist.log_prob(actions[rows]), dist.entropy(),
                                   values, old_log_probs[rows], advantages[rows], returns[rows], hands,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rouba_training.network import HAND_HEAD, ActorCritic, PrivilegedCritic, playing_network
+from rouba_training.network import TrainerNetwork
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import slot_deal_seed
 from rouba_env.vector_table import OPEN_SEAT, VectorTable
@@ -105,7 +105,7 @@ class SelfPlayGames:
         self._games[slots] = games + np.uint64(1)
         self.table.start(slots, slot_deal_seed(self.seed, slots, games).astype(np.int64))
 
-    def step(self, network: ActorCritic, device: torch.device, generator: torch.Generator,
+    def step(self, network: TrainerNetwork, device: torch.device, generator: torch.Generator,
              record: np.ndarray) -> dict:
         """One round of every slot; returns what the learner did where ``record`` allows."""
         table = self.table
@@ -119,10 +119,8 @@ class SelfPlayGames:
         if needs_hidden(network):  # every slot has a live game and an open seat to act
             hidden = table.game.hidden(self._slots, table.current)
         with torch.no_grad():
-            if hidden is None or not isinstance(network, PrivilegedCritic):
-                logits, values = network(torch.as_tensor(obs, device=device))
-            else:
-                logits, values = network(torch.as_tensor(obs, device=device), torch.as_tensor(hidden, device=device))
+            logits, values = network(torch.as_tensor(obs, device=device),
+                                     None if hidden is None else torch.as_tensor(hidden, device=device))
             dist = MaskedCategorical(logits, torch.as_tensor(mask, device=device))
             chosen = dist.sample(generator)
             log_probs = dist.log_prob(chosen)
@@ -154,7 +152,7 @@ class SelfPlayGames:
             self._new_games(ended)
         return step
 
-    def collect(self, network: ActorCritic, device: torch.device, generator: torch.Generator,
+    def collect(self, network: TrainerNetwork, device: torch.device, generator: torch.Generator,
                 rollout_steps: int, gamma: float, gae_lambda: float) -> Batch:
         """Phase 1 (record everything) then phase 2 (finish the open games)."""
         batch_size = len(self._slots)
@@ -207,7 +205,7 @@ def seat_advantages(steps: list[dict], num_players: int, gamma: float,
 
 def needs_hidden(network: torch.nn.Module) -> bool:
     """True when training reads what the observations hide: a privileged critic or a hand head."""
-    return isinstance(network, PrivilegedCritic) or hasattr(playing_network(network), HAND_HEAD)
+    return network.reads_hidden
 
 
 def merge(batches: list[Batch]) -> Batch:

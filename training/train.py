@@ -27,7 +27,7 @@ from rouba_env.rules.config import make_rules
 from rouba_training.best_response import describe_bound, exact_target, exploitability_bound, exploiter_start
 from rouba_training.config import TrainConfig
 from rouba_training.learner import RunProgress, build_learner
-from rouba_training.network import ActorCritic, save_policy
+from rouba_training.network import TrainerNetwork, save_policy
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
@@ -212,7 +212,7 @@ class Trainer:
 
     # ---------------------------------------------------------------- the steps
 
-    def collect(self, network: ActorCritic):
+    def collect(self, network: TrainerNetwork):
         """One batch of self-play games (on Ray actors with ``ray``)."""
         if self.collector is not None:
             return self.collector.collect(network)
