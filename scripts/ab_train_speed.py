@@ -25,7 +25,7 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=int, default=300_000, help="learner steps per timed run")
     parser.add_argument("--warmup-steps", type=int, default=120_000, help="learner steps of the untimed first run")
     parser.add_argument("--repeats", type=int, default=2, help="timed runs")
-    parser.add_argument("--num-envs", type=int, default=TrainConfig().num_envs,
+    parser.add_argument("--num-envs", type=int, default=TrainConfig().run.num_envs,
                         help="games per table size (the default recipe's unless changed, for a quick check)")
     args = parser.parse_args(argv)
     for name, value in (("--steps", args.steps), ("--warmup-steps", args.warmup_steps), ("--repeats", args.repeats),
@@ -35,11 +35,11 @@ def main(argv=None) -> int:
     print(f"tree: {rouba_env.__file__}")
     settings = dict(eval_interval=0, final_eval_games=0, progress=False, num_envs=args.num_envs)
     with tempfile.TemporaryDirectory() as folder:
-        train(TrainConfig(run_dir=folder, total_steps=args.warmup_steps, **settings))  # compiles, warms caches
+        train(TrainConfig.of(run_dir=folder, total_steps=args.warmup_steps, **settings))  # compiles, warms caches
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory() as folder:
             started = time.perf_counter()
-            final = train(TrainConfig(run_dir=folder, total_steps=args.steps, **settings))
+            final = train(TrainConfig.of(run_dir=folder, total_steps=args.steps, **settings))
             print(f"{final['learner_steps_per_second']:.0f} learner steps/s, {time.perf_counter() - started:.1f} s")
     return 0
 

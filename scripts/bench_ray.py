@@ -53,7 +53,7 @@ def run(name: str, settings: dict, args: argparse.Namespace, work: Path) -> dict
 
     run_dir = work / name.replace(" ", "_").replace(",", "")
     total = int((args.updates + 0.5) * args.num_envs * args.rollout_steps * STEPS_PER_ENGINE_STEP)
-    config = TrainConfig(run_dir=str(run_dir), total_steps=total, num_envs=args.num_envs,
+    config = TrainConfig.of(run_dir=str(run_dir), total_steps=total, num_envs=args.num_envs,
                          rollout_steps=args.rollout_steps, eval_interval=0, final_eval_games=0,
                          checkpoint_interval=10 ** 6, progress=False, seed=args.seed, **settings)
     started = time.perf_counter()
@@ -89,15 +89,14 @@ def main(argv: list[str] | None = None) -> int:
             ray.init(num_cpus=max(os.cpu_count() or 1, workers), include_dashboard=False, configure_logging=False)
             try:
                 rows.append(run(f"ray, {workers} actor{'s' * (workers > 1)}, one node",
-                                {"ray": True, "rollout_workers": workers}, args, work))
+                                {"ray": "local", "rollout_workers": workers}, args, work))
             finally:
                 ray.shutdown()
         cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
         cluster.add_node(num_cpus=1)
         try:
             ray.init(address=cluster.address, configure_logging=False)
-            rows.append(run("ray, 2 actors, two nodes", {"ray": True, "rollout_workers": 2,
-                                                        "ray_address": cluster.address}, args, work))
+            rows.append(run("ray, 2 actors, two nodes", {"ray": cluster.address, "rollout_workers": 2}, args, work))
         finally:
             ray.shutdown()
             cluster.shutdown()

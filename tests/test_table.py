@@ -119,7 +119,7 @@ def test_each_role_takes_its_reward_from_one_named_default():
         assert inspect.signature(made).parameters["reward"].default is ENVIRONMENT_REWARD, made
     assert DEFAULT_VALUE_REWARD is TRAINING_REWARD
     training = pytest.importorskip("rouba_training.config")
-    assert training.TrainConfig().reward is TRAINING_REWARD
+    assert training.TrainConfig().run.reward is TRAINING_REWARD
 
 
 def test_a_pickled_table_plays_on_as_the_original():

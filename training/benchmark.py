@@ -51,7 +51,7 @@ def bench_trainer(args) -> list[dict]:
     for index in range(1 if args.quick else args.trainer_repeats):
         for name, settings in variants.items():
             with tempfile.TemporaryDirectory() as run_dir:
-                config = TrainConfig(run_dir=run_dir, seed=args.seed + index, total_steps=steps, eval_interval=0,
+                config = TrainConfig.of(run_dir=run_dir, seed=args.seed + index, total_steps=steps, eval_interval=0,
                                      final_eval_games=0, progress=False, **settings,
                                      **({"num_envs": 64} if args.quick else {}))
                 final = train(config, command="benchmark", catch_signals=False)  # a stop is the benchmark's

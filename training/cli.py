@@ -23,19 +23,23 @@ from __future__ import annotations
 import dataclasses
 import sys
 import tomllib
-import typing
 from dataclasses import dataclass
 from pathlib import Path
 
 from rouba_env.cli.common import fail, run_main
 from rouba_training.config import (
     COMMAND_LINE_ONLY,
+    GROUP_OF,
     HELP,
     NOT_RESUMED,
     PLAYER_SPEC_FIELDS,
+    REMOVED_CHOICES,
+    REMOVED_SETTINGS,
     TrainConfig,
     checked_value,
     setting,
+    setting_fields,
+    setting_hints,
 )
 
 
@@ -77,14 +81,16 @@ def load_toml(path: Path) -> dict:
         raise ValueError(f"config file {path} is not valid TOML: {error}") from None
     except RecursionError:
         raise ValueError(f"config file {path} is nested too deeply to be a config") from None
-    known = {f.name: f for f in dataclasses.fields(TrainConfig)}
-    unknown = sorted(set(data) - set(known))
+    for key in data:
+        if key in REMOVED_SETTINGS:
+            raise ValueError(f"{key} in {path} was removed: {REMOVED_SETTINGS[key][1]}")
+    unknown = sorted(set(data) - set(GROUP_OF))
     if unknown:
-        raise ValueError(f"unknown key(s) {unknown} in {path}; known keys: {sorted(known)}")
+        raise ValueError(f"unknown key(s) {unknown} in {path}; known keys: {sorted(GROUP_OF)}")
     outside = sorted(set(data) & set(COMMAND_LINE_ONLY))
     if outside:
         raise ValueError(f"{outside} in {path}: settings that reach outside this machine are taken from the "
-                         f"command line only (--ray-address ADDR, --ray)")
+                         f"command line only (--ray local, --ray ADDRESS)")
     for key, value in data.items():
         try:
             data[key] = checked_value(key, value)
@@ -126,13 +132,13 @@ def command_fields() -> type:
     """
     from rouba_env.players.registry import known_players
 
-    hints = typing.get_type_hints(TrainConfig)
+    hints = setting_hints()
     flags = [(name, type(default), setting(default, text.format(shipped=", ".join(shipped_configs()))))
              for name, (default, text) in COMMAND_FLAGS.items()]
     specs = f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
     fields = [(field.name, hints[field.name],
                setting(field.default, field.metadata[HELP] + (specs if field.name in PLAYER_SPEC_FIELDS else "")))
-              for field in dataclasses.fields(TrainConfig)]
+              for field in setting_fields()]
     return dataclasses.make_dataclass("TrainCommand", flags + fields)
 
 
@@ -145,10 +151,32 @@ def parse_command(argv: list[str], defaults: dict) -> dict:
                                        description=DESCRIPTION))
 
 
+def refuse_removed_flags(argv: list[str]) -> None:
+    """A ValueError for a flag of an earlier version that is gone or spelled anew, naming what replaces it
+    (before tyro, whose own error would only say the flag is unknown)."""
+    for index, arg in enumerate(argv):
+        if not arg.startswith("--"):
+            continue
+        flag, _, attached = arg[2:].partition("=")
+        name = flag.replace("-", "_")
+        following = attached or (argv[index + 1] if index + 1 < len(argv) else "")
+        if name == "ray" and not attached and (not following or following.startswith("--")):
+            raise ValueError("--ray now says where Ray runs: --ray local (a Ray started on this machine) or "
+                             "--ray ADDRESS (auto, or HOST:6379 of a running cluster)")
+        if name == "no_ray":
+            raise ValueError("--no-ray: leave --ray out (no Ray is the default)")
+        for removed in (name, name.removeprefix("no_")):
+            if removed in REMOVED_SETTINGS:
+                raise ValueError(f"--{flag} was removed: {REMOVED_SETTINGS[removed][1]}")
+        if (name, following) in REMOVED_CHOICES:
+            raise ValueError(f"--{flag} {following} was removed: {REMOVED_CHOICES[name, following]}")
+
+
 def parse_request(argv: list[str] | None = None) -> TrainRequest:
     """The command line as a `TrainRequest`: ``--help`` prints every setting and exits; tyro reports bad
     flags, ValueError a bad TOML file."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    refuse_removed_flags(argv)
     values = parse_command(argv, {})  # the flags alone: the file and the run folder they name
     if values["resume"] and values["overwrite"]:
         raise ValueError("--resume and --overwrite exclude each other: resume the run, or start it again")
@@ -163,22 +191,35 @@ def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[Trai
     ``changes`` lists (field, saved value, new value) for every saved setting that
     the file or the flags change, so that a resume can say what differs.
     """
-    known = {field.name for field in dataclasses.fields(TrainConfig)}
+    check_resumable(saved or {})
     values = {key: value for key, value in (saved or {}).items()
-              if key in known and key not in COMMAND_LINE_ONLY + NOT_RESUMED}
+              if key in GROUP_OF and key not in COMMAND_LINE_ONLY + NOT_RESUMED}
     base = {key: checked_value(key, value) for key, value in values.items()}
     values = {**base, **request.file_values}
     if saved is not None:
         values["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
     parsed = parse_command(request.argv, values)
-    config = TrainConfig(**{key: value for key, value in parsed.items() if key in known})
+    config = TrainConfig.of(**{key: value for key, value in parsed.items() if key in GROUP_OF})
     changes = []
     if saved is not None:
-        final, before = config.to_dict(), TrainConfig(**{**base, "run_dir": request.run_dir}).to_dict()
+        final, before = config.to_dict(), TrainConfig.of(**{**base, "run_dir": request.run_dir}).to_dict()
         resumable = set(final) - set(COMMAND_LINE_ONLY) - set(NOT_RESUMED) - {"run_dir"}  # a setting newer
         changes = [(key, before[key], final[key]) for key in sorted(resumable)  # than the run counts too
                    if before[key] != final[key]]
     return config, changes
+
+
+def check_resumable(saved: dict) -> None:
+    """A ValueError if a resumed run's saved settings hold a removed setting away from the value it had when
+    unused (that run cannot go on as it was trained); at that value, the setting is left out."""
+    for name, (unused, why) in REMOVED_SETTINGS.items():
+        if name in saved and name != "ray_address" and saved[name] != unused:  # never resumed: command line only
+            raise ValueError(f"--resume: this run was trained with {name}={saved[name]!r}, a setting that was "
+                             f"removed ({why}); it cannot be carried on as it was trained: start a fresh run")
+    for (name, value), why in REMOVED_CHOICES.items():
+        if saved.get(name) == value:
+            raise ValueError(f"--resume: this run was trained with {name}={value!r}, which was removed ({why}); "
+                             f"it cannot be carried on as it was trained: start a fresh run")
 
 
 def config_from_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
@@ -217,15 +258,15 @@ def main(argv: list[str] | None = None) -> int:
         saved = read_resume_file(Path(request.run_dir)) if request.resume and \
             (Path(request.run_dir) / "checkpoint.pt").is_file() else None
         config, changes = build_config(request, saved["config"] if saved else None)
-        if saved is not None and is_complete(Path(config.run_dir), saved, config.total_steps):
-            print(f"{config.run_dir} is complete: {saved['learner_steps']} learner steps of {config.total_steps} "
+        if saved is not None and is_complete(Path(config.run.run_dir), saved, config.run.total_steps):
+            print(f"{config.run.run_dir} is complete: {saved['learner_steps']} learner steps of {config.run.total_steps} "
                   f"and its final evaluation; nothing was changed. To train it further: rouba-train --resume "
-                  f"--run-dir {config.run_dir} --total-steps N (N above {saved['learner_steps']})")
+                  f"--run-dir {config.run.run_dir} --total-steps N (N above {saved['learner_steps']})")
             if changes:
                 print(f"  not applied, since nothing is trained: {', '.join(name for name, _, _ in changes)}")
             return 0
         if saved is not None:
-            print(f"resuming {config.run_dir} at update {saved['update']} ({saved['learner_steps']} learner steps)")
+            print(f"resuming {config.run.run_dir} at update {saved['update']} ({saved['learner_steps']} learner steps)")
             for name, old, new in changes:
                 print(f"  {name}: {format_value(old)} -> {format_value(new)}")
         final = train(config, resume=request.resume, command=command, overwrite=request.overwrite, saved=saved)
@@ -244,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
               f"(update {final['updates']}); checkpoint written. Resume with:\n  {final['resume_command']}")
         return EXIT_INTERRUPTED[signal.Signals[final["interrupted"]]]
     print(f"\ntrained {final['learner_steps']} learner steps in {final['seconds_training']} s "
-          f"({final['learner_steps_per_second']:.0f} steps/s); run folder: {config.run_dir}")
+          f"({final['learner_steps_per_second']:.0f} steps/s); run folder: {config.run.run_dir}")
     if "seconds_final_evaluation" in final or final.get("seconds_periodic_evaluations"):
         print(f"evaluations took {final.get('seconds_periodic_evaluations', 0.0)} s periodic and "
               f"{final.get('seconds_final_evaluation', 0.0)} s final")
@@ -253,13 +294,13 @@ def main(argv: list[str] | None = None) -> int:
         for row in final["evaluation"]:
             print(f"{row['opponent']:<22}{row['games']:>7}{row['win_rate']:>10.1%}"
                   f"   [{row['win_low']:.1%}, {row['win_high']:.1%}]{row['mean_margin']:>9.2f}")
-    if config.best_response and final["evaluation"]:  # one row per table size, in num_players' order
+    if config.opponents.best_response and final["evaluation"]:  # one row per table size, in num_players' order
         from rouba_training.best_response import describe_bound
 
         report = final["best_response"]
-        print(f"approximate best response to {config.best_response}; the exploiter started as {report['start']}")
-        for players, start, end in zip(config.num_players, report["start_evaluation"] or [None] * len(
-                config.num_players), final["evaluation"]):
+        print(f"approximate best response to {config.opponents.best_response}; the exploiter started as {report['start']}")
+        for players, start, end in zip(config.run.num_players, report["start_evaluation"] or [None] * len(
+                config.run.num_players), final["evaluation"]):
             print(f"{players} players, at the start: "
                   f"{describe_bound(start) if start else 'not evaluated'}")
             print(f"{players} players, after {final['learner_steps']} steps: {describe_bound(end)}")

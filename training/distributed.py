@@ -1,9 +1,9 @@
-"""Rollout collection on Ray actors, for training past one machine (``--ray``).
+"""Rollout collection on Ray actors, for training past one machine (``--ray local`` or ``--ray ADDRESS``).
 
 The learner stays in the driver (`rouba_training.train.train`, with its PPO update,
 checkpoints and evaluations unchanged); only the collection of a batch moves:
 
-* ``rollout_workers`` actors each own a slice of every table size's game
+* `RayCollector` is the driver's `Collector`; ``rollout_workers`` actors each own a slice of every table size's game
   slots (``num_envs`` split as evenly as possible) as `SelfPlayGames` s on a
   `VectorGame`, a CPU copy of the policy and a copy of the opponent pool
   (the same scripted players; the learner's snapshots, sent when they change);
@@ -39,12 +39,14 @@ from rouba_training.config import TrainConfig
 from rouba_training.learner import build_learner
 from rouba_training.opponents import OpponentPool
 from rouba_training.seeds import collector_seeds
-from rouba_training.rollout import Batch, SelfPlayGames, merge
+from rouba_training.rollout import Batch, LocalCollector, SelfPlayGames, merge
 
 ACTOR_MAX_RESTARTS = 20
 """Times Ray restarts one rollout actor whose process died (and retries its call) before the run fails."""
 ACTOR_CPUS = 1
 """Logical CPUs each rollout actor asks Ray for (its torch uses one thread)."""
+LOCAL_RAY = "local"
+"""``--ray`` value that starts a Ray on this machine (any other value is a cluster's address to join)."""
 ACTOR_NAME = "rouba-rollout-{index}"
 """Ray actor name of rollout actor ``index`` (in the run's namespace), so tools can find it."""
 
@@ -66,19 +68,18 @@ class RolloutWorker:
     """The body of one rollout actor (a plain class: Ray wraps it with `ray.remote` in `RayCollector`)."""
 
     def __init__(self, config: dict, tables: list[dict], max_players: int, index: int, slots: list[int]):
-        self.config = TrainConfig(**config)
+        self.config = TrainConfig.of(**config)
         self.tables = [RulesConfig.from_dict(table) for table in tables]
         self.max_players = max_players
         self.index = index
         self.slots = slots
         """Game slots of this actor per table size."""
-        torch.set_num_threads(self.config.torch_threads or ACTOR_CPUS)
+        torch.set_num_threads(self.config.run.torch_threads or ACTOR_CPUS)
         learner = build_learner(self.config, self.tables, max_players, torch.device("cpu"))  # the driver's own
         self.network, self.pool = learner.network.eval(), learner.pool
         self.pool_steps: list[int] | None = None
         """Snapshot steps of the pool copy held (None: none received yet)."""
-        self.runners: list[SelfPlayGames] | None = None
-        self.generator = torch.Generator()
+        self.collector: LocalCollector | None = None
 
     def pid(self) -> int:
         """This actor's process id (for monitoring, and for the fault test that kills it)."""
@@ -87,14 +88,17 @@ class RolloutWorker:
     def _start(self, update: int) -> None:
         """Fresh games, seats and randomness for a first collect at ``update``."""
         # Actor k is collector k + 1: collector 0 is the single-process trainer (rouba_training.seeds).
-        seeds = collector_seeds(self.config.seed, len(self.tables), self.index + 1, update)
+        config = self.config
+        seeds = collector_seeds(config.run.seed, len(self.tables), self.index + 1, update)
         rng = seeds.generator()
-        self.generator.manual_seed(seeds.torch_seed)
-        self.runners = [
-            SelfPlayGames(rules, table_index, slots, seeds.deal_seeds[table_index], self.max_players,
-                          self.config.reward, self.pool, rng, self.config.records_every_seat)
-            for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))
-        ]
+        generator = torch.Generator()
+        generator.manual_seed(seeds.torch_seed)
+        games = [SelfPlayGames(rules, table_index, slots, seeds.deal_seeds[table_index], self.max_players,
+                               config.run.reward, self.pool, rng, config.records_every_seat)
+                 for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))]
+        self.collector = LocalCollector(games, device=torch.device("cpu"), generator=generator,
+                                        rollout_steps=config.run.rollout_steps, gamma=config.ppo.gamma,
+                                        gae_lambda=config.ppo.gae_lambda)
 
     def collect(self, weights: dict, pool: dict, update: int) -> tuple[Batch, int]:
         """One batch with the given weights and pool: (batch, pid of the process that collected it)."""
@@ -102,13 +106,9 @@ class RolloutWorker:
             self.pool.load_state_dict(pool, self.network)
             self.pool_steps = list(pool["steps"])
         self.network.load_state_dict(weights)
-        if self.runners is None:
+        if self.collector is None:
             self._start(update)
-        c = self.config
-        device = torch.device("cpu")
-        batch = merge([runner.collect(self.network, device, self.generator, c.rollout_steps, c.gamma, c.gae_lambda)
-                       for runner in self.runners])
-        return batch, os.getpid()
+        return self.collector.collect(self.network), os.getpid()
 
 
 class RayCollector:
@@ -125,11 +125,11 @@ class RayCollector:
         self.pool = pool
         self.update = update
         self.started_ray = False
-        workers = config.rollout_workers
+        workers = config.scale_out.rollout_workers
         if not ray.is_initialized():
-            if config.ray_address:
-                check_ray_address(config.ray_address)
-                ray.init(address=config.ray_address, namespace=f"rouba-train-{os.getpid()}",
+            if config.scale_out.ray != LOCAL_RAY:
+                check_ray_address(config.scale_out.ray)
+                ray.init(address=config.scale_out.ray, namespace=f"rouba-train-{os.getpid()}",
                          log_to_driver=True, configure_logging=False)
             else:
                 # Embedded: a local Ray on this machine, with a logical CPU for every actor
@@ -142,7 +142,7 @@ class RayCollector:
             raise RuntimeError(f"rollout_workers={workers} needs {workers * ACTOR_CPUS} CPUs, but the Ray cluster "
                                f"has {available:g}; lower --rollout-workers or add nodes")
         actor_class = ray.remote(RolloutWorker)
-        shares = [split_slots(config.num_envs, workers) for _ in tables]
+        shares = [split_slots(config.run.num_envs, workers) for _ in tables]
         table_dicts = [rules.to_dict() for rules in tables]
         self.actors = [
             actor_class.options(name=ACTOR_NAME.format(index=index), num_cpus=ACTOR_CPUS,

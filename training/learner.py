@@ -7,7 +7,6 @@ rollout actors (`rouba_training.distributed`) alike, so both play the same netwo
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 import torch
@@ -16,7 +15,7 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
-from rouba_training.config import TrainConfig
+from rouba_training.config import RegularizerSettings, TrainConfig
 from rouba_training.best_response import exploiter_start
 from rouba_training.network import load_checkpoint_weights, make_network, soften_policy
 from rouba_training.opponents import OpponentPool
@@ -27,53 +26,40 @@ ADAM_EPSILON = 1e-5
 
 @dataclass
 class Learner:
-    """The network, its optimizer, the opponent pool, and the optional moving average and snapshot magnet."""
+    """The network, its optimizer, the opponent pool, and the moving average of the weights."""
 
     network: torch.nn.Module
     optimizer: torch.optim.Optimizer
     pool: OpponentPool
     average: WeightAverage | None = None
-    """The moving average of the weights (``weight_average``): played with ``play_average``, the ``ema`` magnet."""
-    snapshot_magnet: torch.nn.Module | None = None
-    """The ``snapshot`` magnet: the network as it was, refreshed every ``magnet_interval`` updates."""
+    """The moving average of the weights (``weight_average``): the ``ema`` magnet."""
 
-    def played(self, config: TrainConfig) -> torch.nn.Module:
-        """The network that is evaluated and exported: the moving average with ``play_average``, else the learner."""
-        return self.average.network if config.play_average and self.average is not None else self.network
-
-    def magnet(self, config: TrainConfig) -> torch.nn.Module | None:
+    def magnet(self, regularizers: RegularizerSettings) -> torch.nn.Module | None:
         """The magnet's network (None: the uniform policy, or no magnet)."""
-        if config.magnet == "ema":
+        if regularizers.magnet == "ema":
             return self.average.network if self.average is not None else None
-        return self.snapshot_magnet if config.magnet == "snapshot" else None
+        return None
 
-    def after_update(self, config: TrainConfig, update: int) -> None:
-        """Move the average and refresh the snapshot magnet after update number ``update``."""
+    def after_update(self) -> None:
+        """Move the average after an update."""
         if self.average is not None:
             self.average.update(self.network)
-        if self.snapshot_magnet is not None and update % config.magnet_interval == 0:
-            self.snapshot_magnet.load_state_dict(self.network.state_dict())
 
     def state_dict(self) -> dict:
         state = {"network": self.network.state_dict(), "optimizer": self.optimizer.state_dict(),
                  "pool": self.pool.state_dict()}
         if self.average is not None:
             state["weight_average"] = self.average.state_dict()
-        if self.snapshot_magnet is not None:
-            state["snapshot_magnet"] = self.snapshot_magnet.state_dict()
         return state
 
     def load_state_dict(self, saved: dict) -> None:
-        """From a checkpoint; one made before the average or the snapshot was asked for starts them from its
-        network."""
+        """From a checkpoint; one made before the average was asked for starts it from its network."""
         self.network.load_state_dict(saved["network"])
         self.optimizer.load_state_dict(saved["optimizer"])
         self.pool.load_state_dict(saved["pool"], self.network)
         if self.average is not None:
             self.average.load_state_dict(saved.get("weight_average", {"decay": self.average.decay,
                                                                        "network": saved["network"]}))
-        if self.snapshot_magnet is not None:
-            self.snapshot_magnet.load_state_dict(saved.get("snapshot_magnet", saved["network"]))
 
 
 def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: int, device: torch.device,
@@ -83,23 +69,24 @@ def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: i
     with room for snapshots."""
     encoder = ObservationEncoder(tables[0], max_players)
     num_actions = ActionEncoding(tables[0], max_players).size
-    network = make_network(config.architecture, encoder.size, num_actions, config.hidden_sizes, max_players,
-                           config.critic, encoder.hidden_size, config.hand_coef > 0)
-    if config.best_response:  # the exploiter starts as a copy of its target where it can
-        start = exploiter_start(config.best_response, config.best_response_start, tables)
+    shape = config.network
+    network = make_network(shape.architecture, encoder.size, num_actions, shape.hidden_sizes, max_players,
+                           shape.critic, encoder.hidden_size, config.ppo.hand_coef > 0)
+    if config.opponents.best_response:  # the exploiter starts as a copy of its target where it can
+        start = exploiter_start(config.opponents.best_response, config.opponents.best_response_start, tables)
         if start.checkpoint is not None:
             load_checkpoint_weights(network, start.checkpoint)
-            soften_policy(network, config.best_response_temperature)
+            soften_policy(network, config.opponents.best_response_temperature)
     network = network.to(device)
-    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=ADAM_EPSILON)
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.ppo.learning_rate, eps=ADAM_EPSILON)
     if scripted is None:
         scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables]
-                    for spec in config.scripted_opponents}
-    pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),
-                        config.pool_size)
-    average = WeightAverage(network, config.weight_average) if config.weight_average else None
-    snapshot = copy.deepcopy(network).eval() if config.magnet == "snapshot" else None
-    return Learner(network, optimizer, pool, average, snapshot)
+                    for spec in config.opponents.scripted_opponents}
+    opponents = config.opponents
+    pool = OpponentPool(scripted, (opponents.self_play_weight, opponents.past_self_weight, opponents.scripted_weight),
+                        opponents.pool_size)
+    decay = config.regularizers.weight_average
+    return Learner(network, optimizer, pool, WeightAverage(network, decay) if decay else None)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The loss of a PPO update as named terms: each is one piece with its weight, summed in order.
 
-    loss = policy (PPO's clipped objective, or the clipped NeuRD force) + vf_coef * value - ent_coef * entropy
+    loss = policy (PPO's clipped objective) + vf_coef * value - ent_coef * entropy
            [+ hand_coef * hand] [+ magnet_coef * KL(policy || magnet)] [+ mirror_coef * KL(policy || collector)]
            [+ support_coef * KL(uniform || policy)]
 
@@ -40,8 +40,6 @@ class Minibatch:
     """The hand head's guesses of the hidden cards, when the network has one."""
     hidden: torch.Tensor | None = None
     """The hidden cards themselves (the hand head's targets)."""
-    actions: torch.Tensor | None = None
-    """[B] the action taken (the NeuRD term pushes its logit)."""
 
 
 @dataclass
@@ -75,56 +73,6 @@ class ClippedPolicy(LossTerm):
             self.last = {"approx_kl": ((ratio - 1.0) - log_ratio).mean().item(),
                          "clip_fraction": ((ratio - 1.0).abs() > self.clip_coef).float().mean().item()}
         return torch.max(unclipped, clipped).mean()
-
-    def statistics(self) -> dict[str, float]:
-        return self.last
-
-
-@dataclass
-class ClippedNeuRD(LossTerm):
-    """Neural replicator dynamics (Hennes et al., 2020; the policy term of R-NaD), to minimise.
-
-    Each legal move's centred logit is pushed by an estimate of its advantage: the taken move's advantage
-    over the probability it was drawn with, the others' minus it. In expectation the push on a move is its
-    advantage whatever its probability, where the policy gradient's is the advantage times the probability,
-    so a move the policy all but dropped comes back as soon as it is worth more. The push stops where a
-    centred logit has gone ``threshold`` past 0 in its direction (bounding how sure the policy can get by
-    this term alone), and, as in PPO, where the row's ratio has left ``[1 - clip, 1 + clip]`` in the
-    advantage's direction; ``force_clip`` bounds one row's push (a rarely drawn move's estimate is large).
-    The centred logits sum to 0, so the ``- advantage`` shared by every move only matters where a gate or
-    the clip holds one move back. ``clip_fraction`` is PPO's (the share of rows with the ratio outside).
-    """
-
-    clip_coef: float = 0.2
-    threshold: float = 6.0
-    force_clip: float = 100.0
-    last: dict[str, float] = field(default_factory=dict)
-
-    def value(self, batch: Minibatch) -> torch.Tensor:
-        if batch.actions is None:
-            raise ValueError("the NeuRD term needs the batch's actions")
-        legal = batch.legal
-        log_ratio = batch.log_prob - batch.old_log_prob
-        ratio = log_ratio.exp()
-        with torch.no_grad():
-            taken = torch.nn.functional.one_hot(batch.actions.long(), legal.shape[-1]).to(batch.log_probs.dtype)
-            drawn_with = batch.old_log_prob.exp().unsqueeze(-1)
-            advantage = batch.advantages.unsqueeze(-1)
-            over_drawn = torch.where(taken.bool(), 1.0 / drawn_with.clamp_min(torch.finfo(drawn_with.dtype).tiny),
-                                     torch.zeros_like(taken))
-            force = (advantage * (over_drawn - 1.0)).clamp(-self.force_clip, self.force_clip)
-            outside = ((ratio > 1.0 + self.clip_coef) & (batch.advantages > 0)) | (
-                (ratio < 1.0 - self.clip_coef) & (batch.advantages < 0))
-            force = torch.where(outside.unsqueeze(-1), torch.zeros_like(force), force)
-        legal_log_probs = torch.where(legal, batch.log_probs, torch.zeros_like(batch.log_probs))
-        centred = batch.log_probs - (legal_log_probs.sum(-1) / legal.sum(-1)).unsqueeze(-1)
-        with torch.no_grad():
-            may_rise, may_fall = centred < self.threshold, centred > -self.threshold
-            force = torch.where(force > 0, force * may_rise, force * may_fall) * legal
-            self.last = {"approx_kl": ((ratio - 1.0) - log_ratio).mean().item(),
-                         "clip_fraction": ((ratio - 1.0).abs() > self.clip_coef).float().mean().item()}
-        centred = torch.where(legal, centred, torch.zeros_like(centred))
-        return -(force * centred).sum(-1).mean()
 
     def statistics(self) -> dict[str, float]:
         return self.last
@@ -173,14 +121,14 @@ class SupportKL(LossTerm):
         return kl_from_uniform(batch.log_probs, batch.legal).mean()
 
 
-def loss_terms(config, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
+def loss_terms(ppo, *, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
                collecting: torch.Tensor | None = None, support_coef: float = 0.0) -> list[LossTerm]:
-    """The terms of one update's loss, in the order they are summed (``config``: a `TrainConfig`)."""
-    policy: LossTerm = (ClippedNeuRD("policy_loss", 1.0, config.clip_coef, config.neurd_threshold, config.neurd_clip)
-                        if config.policy_loss == "neurd" else ClippedPolicy("policy_loss", 1.0, config.clip_coef))
-    terms: list[LossTerm] = [policy, ValueLoss("value_loss", config.vf_coef), Entropy("entropy", -config.ent_coef)]
-    if config.hand_coef > 0:
-        terms.append(HandPrediction("hand_loss", config.hand_coef))
+    """The terms of one update's loss, in the order they are summed (``ppo``: a `PPOSettings`, its clip and
+    weights; the KL terms' weights and reference policies for the whole batch as given)."""
+    policy = ClippedPolicy("policy_loss", 1.0, ppo.clip_coef)
+    terms: list[LossTerm] = [policy, ValueLoss("value_loss", ppo.vf_coef), Entropy("entropy", -ppo.ent_coef)]
+    if ppo.hand_coef > 0:
+        terms.append(HandPrediction("hand_loss", ppo.hand_coef))
     if magnet_coef > 0:
         terms.append(KLToReference("magnet_kl", magnet_coef, magnet))
     if mirror_coef > 0:

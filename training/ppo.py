@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from rouba_training.config import PPOSettings
 from rouba_training.network import masked_logits
 
 
@@ -107,15 +108,14 @@ def whole_log_probs(network: torch.nn.Module, obs: torch.Tensor, mask: torch.Ten
     return torch.cat(parts) if parts else torch.zeros(mask.shape, device=mask.device)
 
 
-def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch, config,
-               generator: torch.Generator, device: torch.device, update: int,
-               regularization: Regularization | None = None) -> dict[str, float]:
-    """One PPO update on a collected batch: ``config.update_epochs`` passes of minibatch gradient steps.
+def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch, *, ppo: PPOSettings,
+               regularization: Regularization | None = None, generator: torch.Generator, device: torch.device,
+               update: int) -> dict[str, float]:
+    """One PPO update on a collected batch: ``ppo.update_epochs`` passes of minibatch gradient steps.
 
-    ``batch`` is a `rouba_training.rollout.Batch`; ``config`` a `rouba_training.config.TrainConfig`
-    (its clip, loss weights, minibatch size, epochs and gradient clip are used).
-    Both trainers (single-process and Ray) call this, so their PPO maths is one. ``regularization`` adds
-    the exact KL terms to a magnet and to the collecting policy (the network as it is when called).
+    ``batch`` is a `rouba_training.rollout.Batch`; ``ppo`` the update's settings (its clip, loss weights,
+    minibatch size, epochs and gradient clip). ``regularization`` adds the exact KL terms to a magnet and to
+    the collecting policy (the network as it is when called). ``update`` names the update in an error.
     Returns the mean of each of `LOSS_STATS` (and, regularized, `REGULARIZER_STATS`) over the gradient steps.
     """
     from rouba_training.losses import Minibatch, loss_terms, total_loss
@@ -129,39 +129,40 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     size = len(batch.actions)
     # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-    minibatches = max(1, round(size / config.minibatch_size))
-    regularized = regularization is not None and regularization.active
-    magnet = collecting = None
-    if regularized:
+    minibatches = max(1, round(size / ppo.minibatch_size))
+    kl_terms = {}
+    if regularization is not None and regularization.active:
         legal = mask.bool()
-        collecting = whole_log_probs(network, obs, legal) if regularization.mirror_coef > 0 else None
-        magnet = (None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
-                  if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal))
-    terms = loss_terms(config, regularization.magnet_coef if regularized else 0.0, magnet,
-                       regularization.mirror_coef if regularized else 0.0, collecting,
-                       regularization.support_coef if regularized else 0.0)
-    reported = LOSS_STATS + (REGULARIZER_STATS if regularized else ())
+        kl_terms = dict(
+            magnet_coef=regularization.magnet_coef, mirror_coef=regularization.mirror_coef,
+            support_coef=regularization.support_coef,
+            collecting=whole_log_probs(network, obs, legal) if regularization.mirror_coef > 0 else None,
+            magnet=(None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
+                    if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal)))
+    terms = loss_terms(ppo, **kl_terms)
+    reported = LOSS_STATS + (REGULARIZER_STATS if kl_terms else ())
     stats: dict[str, list[float]] = {name: [] for name in reported}
-    for _ in range(config.update_epochs):
+    for _ in range(ppo.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)
         for rows in torch.tensor_split(order, minibatches):
             hidden_rows = None if hidden is None else hidden[rows]
             hands = None
-            if config.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
+            if ppo.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
                 logits, values, hands = network.forward_with_hands(obs[rows], hidden_rows)
             else:
                 logits, values = network(obs[rows], hidden_rows)
             dist = MaskedCategorical(logits, mask[rows])
-            minibatch = Minibatch(rows, dist.log_probs, dist.mask, dist.log_prob(actions[rows]), dist.entropy(),
-                                  values, old_log_probs[rows], advantages[rows], returns[rows], hands,
-                                  None if hidden is None else hidden[rows], actions[rows])
+            minibatch = Minibatch(
+                rows=rows, log_probs=dist.log_probs, legal=dist.mask, log_prob=dist.log_prob(actions[rows]),
+                entropy=dist.entropy(), values=values, old_log_prob=old_log_probs[rows],
+                advantages=advantages[rows], returns=returns[rows], hands=hands, hidden=hidden_rows)
             total, step_stats = total_loss(terms, minibatch)
             if not torch.isfinite(total):
                 raise RuntimeError(f"the loss became {float(total)} at update {update}; "
                                    f"lower --learning-rate or check the run's settings")
             optimizer.zero_grad()
             total.backward()
-            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(network.parameters(), ppo.max_grad_norm)
             optimizer.step()
             for name in reported:  # a term left out of this update reports 0
                 stats[name].append(step_stats.get(name, 0.0))

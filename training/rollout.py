@@ -20,6 +20,7 @@ advantages need no bootstrapping from unfinished games.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -221,3 +222,28 @@ def merge(batches: list[Batch]) -> Batch:
         engine_steps=sum(b.engine_steps for b in batches),
         hidden=None if batches[0].hidden is None else join("hidden"),
     )
+
+
+class Collector(Protocol):
+    """Where a batch comes from: ``collect(network)`` plays the next round of games with ``network`` and
+    returns one `Batch` (every table size's, merged); ``close()`` ends what the collector started."""
+
+    def collect(self, network: TrainerNetwork) -> Batch: ...
+
+    def close(self) -> None: ...
+
+
+class LocalCollector:
+    """The `Collector` of this process: one `SelfPlayGames` per table size, stepped one after another."""
+
+    def __init__(self, games: list[SelfPlayGames], *, device: torch.device, generator: torch.Generator,
+                 rollout_steps: int, gamma: float, gae_lambda: float):
+        self.games, self.device, self.generator = games, device, generator
+        self.rollout_steps, self.gamma, self.gae_lambda = rollout_steps, gamma, gae_lambda
+
+    def collect(self, network: TrainerNetwork) -> Batch:
+        return merge([games.collect(network, self.device, self.generator, self.rollout_steps, self.gamma,
+                                    self.gae_lambda) for games in self.games])
+
+    def close(self) -> None:
+        """Nothing to end: the games live in this process."""

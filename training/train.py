@@ -32,7 +32,7 @@ from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
 from rouba_training.regularizers import scheduled, scheduled_until
-from rouba_training.rollout import SelfPlayGames, merge
+from rouba_training.rollout import Collector, LocalCollector, SelfPlayGames
 from rouba_training.seeds import collector_seeds
 from rouba_training.threads import TorchThreads
 from rouba_training.run_folder import (
@@ -95,7 +95,7 @@ def stop_on_signals(signals=STOP_SIGNALS):
 
 
 def resume_command(config: TrainConfig) -> str:
-    return f"rouba-train --resume --run-dir {config.run_dir}"
+    return f"rouba-train --resume --run-dir {config.run.run_dir}"
 
 
 class Trainer:
@@ -103,22 +103,23 @@ class Trainer:
 
     The state is what a checkpoint saves (`state_dict`): the learner (network, optimizer, opponent pool,
     moving average, magnet), the run's progress and the random generators (numpy for the engine, seats
-    and opponents; torch for weights and sampling). Each step of the loop is one method: `collect`,
-    `update`, `evaluate`, `save_checkpoint`; `run` strings them together.
+    and opponents; torch for weights and sampling). Each step of the loop is one method: the collector's
+    ``collect`` (a `Collector`: this process, or Ray actors with ``ray``), `update`, `evaluate`,
+    `save_checkpoint`; `run` strings them together.
     """
 
     def __init__(self, config: TrainConfig, resume: bool = False, command: str | None = None,
                  overwrite: bool = False, saved: dict | None = None):
         self.config = config
         self.resume = resume
-        self.run_dir = run_dir = Path(config.run_dir)
+        self.run_dir = run_dir = Path(config.run.run_dir)
         # Everything the run will use is resolved before the folder is touched: a bad rules preset or player
         # spec fails here, leaving no empty run folder behind and losing no work later.
         self.max_players = max_players = config.padded_players
-        self.tables = tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
+        self.tables = tables = [make_rules(config.run.rules, num_players=n) for n in config.run.num_players]
         scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables]
-                    for spec in config.scripted_opponents}
-        for spec in config.eval_opponents:
+                    for spec in config.opponents.scripted_opponents}
+        for spec in config.evaluation.eval_opponents:
             for rules in tables:
                 make_policy(spec, rules, max_players)
         self.complete: dict | None = None
@@ -126,44 +127,38 @@ class Trainer:
         if resume:
             require_checkpoint(run_dir)
             saved = read_resume_file(run_dir) if saved is None else saved
-            if is_complete(run_dir, saved, config.total_steps):
+            if is_complete(run_dir, saved, config.run.total_steps):
                 self.complete = {"complete": True, "learner_steps": saved["learner_steps"],
                                  "updates": saved["update"], "seconds_training": round(saved["seconds"], 1),
                                  "evaluation": saved.get("latest_eval", []), "interrupted": None}
                 return
-        self.device = device = torch.device(config.device)
+        self.device = device = torch.device(config.run.device)
         if device.type == "cuda" and not torch.cuda.is_available():
-            raise RuntimeError(f"--device {config.device} asked for, but torch sees no CUDA device")
+            raise RuntimeError(f"--device {config.run.device} asked for, but torch sees no CUDA device")
         prepare(run_dir, resume, overwrite)
         # with Ray the batch is collected elsewhere, and the idle cores say nothing about the update
-        self.threads = TorchThreads(config.torch_threads, adaptive=not config.ray and device.type == "cpu")
+        self.threads = TorchThreads(config.run.torch_threads, adaptive=not config.scale_out.ray and device.type == "cpu")
         self.command = command or " ".join(["python"] + sys.argv)
 
-        first = collector_seeds(config.seed, len(tables))  # the trainer is collector 0 (rouba_training.seeds)
+        first = collector_seeds(config.run.seed, len(tables))  # the trainer is collector 0 (rouba_training.seeds)
         self.rng = first.generator()
         torch.manual_seed(first.torch_seed)
         self.generator = torch.Generator(device=device)
         self.generator.manual_seed(first.torch_seed)
         self.learner = build_learner(config, tables, max_players, device, scripted)
-        self.exploiter_start = (exploiter_start(config.best_response, config.best_response_start, tables)
-                                if config.best_response else None)
+        self.exploiter_start = (exploiter_start(config.opponents.best_response, config.opponents.best_response_start, tables)
+                                if config.opponents.best_response else None)
         self.run_progress = RunProgress()
         if resume:
             self.load_state_dict(saved)
             truncate_rows(run_dir / METRICS_FILE, self.run_progress.update)
             truncate_rows(run_dir / EVAL_FILE, self.run_progress.update)
-        self.collector = None
-        if config.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
-            from rouba_training.distributed import RayCollector
-
-            self.collector = RayCollector(config, tables, max_players, self.learner.pool, self.run_progress.update)
-        else:
-            deal_seeds = collector_seeds(config.seed, len(tables), 0, self.run_progress.update).deal_seeds
-            self.runners = [
-                SelfPlayGames(rules, index, config.num_envs, deal_seeds[index], max_players, config.reward,
-                              self.learner.pool, self.rng, config.records_every_seat)
-                for index, rules in enumerate(tables)
-            ]
+        self.collector = self.make_collector()
+        self.trees = {rules: solvable_tree(rules, config.run.reward) for rules in tables}
+        """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
+        self.targets = {rules: exact_target(tree, config.opponents.best_response, rules, max_players)
+                        for rules, tree in self.trees.items() if tree is not None and config.opponents.best_response}
+        """A best response's target on each solvable table: how it plays and its exact best response's value."""
         from torch.utils.tensorboard import SummaryWriter
 
         # On resume, TensorBoard drops the points logged after the checkpoint (their step axis is learner steps).
@@ -204,37 +199,44 @@ class Trainer:
     def save_policy(self) -> None:
         """The played network, with the run's settings and latest evaluation, as the run's policy folder."""
         run, config = self.run_progress, self.config
-        save_policy(self.run_dir / POLICY_DIR, self.learner.played(config), self.tables[0], self.max_players, extra={
+        save_policy(self.run_dir / POLICY_DIR, self.learner.network, self.tables[0], self.max_players, extra={
             "learner_steps": run.learner_steps, "update": run.update, "command": self.command,
-            "train_config": config.to_dict(), "num_players_trained": list(config.num_players),
+            "train_config": config.to_dict(), "num_players_trained": list(config.run.num_players),
             "evaluation": run.latest_eval,
         })
 
     # ---------------------------------------------------------------- the steps
 
-    def collect(self, network: TrainerNetwork):
-        """One batch of self-play games (on Ray actors with ``ray``)."""
-        if self.collector is not None:
-            return self.collector.collect(network)
-        config = self.config
-        return merge([runner.collect(network, self.device, self.generator, config.rollout_steps, config.gamma,
-                                     config.gae_lambda) for runner in self.runners])
+    def make_collector(self) -> Collector:
+        """Where the batches come from: Ray actors with ``ray``, else this process."""
+        config, tables = self.config, self.tables
+        if config.scale_out.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
+            from rouba_training.distributed import RayCollector
+
+            return RayCollector(config, tables, self.max_players, self.learner.pool, self.run_progress.update)
+        deal_seeds = collector_seeds(config.run.seed, len(tables), 0, self.run_progress.update).deal_seeds
+        games = [SelfPlayGames(rules, index, config.run.num_envs, deal_seeds[index], self.max_players,
+                               config.run.reward, self.learner.pool, self.rng, config.records_every_seat)
+                 for index, rules in enumerate(tables)]
+        return LocalCollector(games, device=self.device, generator=self.generator,
+                              rollout_steps=config.run.rollout_steps, gamma=config.ppo.gamma,
+                              gae_lambda=config.ppo.gae_lambda)
 
     def regularization(self) -> Regularization | None:
         """This update's KL terms, their weights on their schedules."""
         config, learner = self.config, self.learner
-        if config.magnet == "none" and config.mirror_coef == 0 and config.support_coef == 0:
+        if config.regularizers.magnet == "none" and config.regularizers.mirror_coef == 0 and config.regularizers.support_coef == 0:
             return None
-        progress = self.run_progress.learner_steps / config.total_steps
+        progress = self.run_progress.learner_steps / config.run.total_steps
         update = self.run_progress.update
         return Regularization(
-            magnet_coef=scheduled(config.magnet_schedule, config.magnet_coef, progress, update,
-                                  power=config.schedule_power),
-            mirror_coef=scheduled(config.mirror_schedule, config.mirror_coef, progress, update,
-                                  power=config.schedule_power),
-            magnet=learner.magnet(config),
-            support_coef=scheduled_until(config.support_schedule, config.support_coef, progress, update,
-                                         config.support_until, power=config.schedule_power))
+            magnet_coef=scheduled(config.regularizers.magnet_schedule, config.regularizers.magnet_coef, progress, update,
+                                  power=config.ppo.schedule_power),
+            mirror_coef=scheduled(config.regularizers.mirror_schedule, config.regularizers.mirror_coef, progress, update,
+                                  power=config.ppo.schedule_power),
+            magnet=learner.magnet(config.regularizers),
+            support_coef=scheduled_until(config.regularizers.support_schedule, config.regularizers.support_coef, progress, update,
+                                         config.regularizers.support_until, power=config.ppo.schedule_power))
 
     def update(self) -> dict:
         """Collect a batch and train on it; the update's row of ``metrics.csv``."""
@@ -242,16 +244,16 @@ class Trainer:
         network, optimizer = learner.network, learner.optimizer
         started = time.perf_counter()
         for group in optimizer.param_groups:
-            group["lr"] = scheduled(config.learning_rate_schedule, config.learning_rate,
-                                    run.learner_steps / config.total_steps, run.update,
-                                    config.learning_rate_floor, config.schedule_power)
+            group["lr"] = scheduled(config.ppo.learning_rate_schedule, config.ppo.learning_rate,
+                                    run.learner_steps / config.run.total_steps, run.update,
+                                    config.ppo.learning_rate_floor, config.ppo.schedule_power)
         network.eval()
         self.threads.collection_started()
-        batch = self.collect(network)
+        batch = self.collector.collect(network)
         self.threads.before_update()
-        stats = ppo_update(network, optimizer, batch, config, self.generator, self.device, run.update + 1,
-                           self.regularization())
-        learner.after_update(config, run.update + 1)
+        stats = ppo_update(network, optimizer, batch, ppo=config.ppo, regularization=self.regularization(),
+                           generator=self.generator, device=self.device, update=run.update + 1)
+        learner.after_update()
         size = len(batch.actions)
         seconds = time.perf_counter() - started
         run.record(batch, seconds)
@@ -268,7 +270,7 @@ class Trainer:
         append_rows(self.run_dir / METRICS_FILE, METRIC_FIELDS, [row])
         for name in METRIC_FIELDS[5:]:
             self.writer.add_scalar(f"train/{name}", row[name], run.learner_steps)
-        if run.update % config.snapshot_interval == 0:
+        if run.update % config.opponents.snapshot_interval == 0:
             learner.pool.add_snapshot(network, run.learner_steps)
         return row | {"batch_size": size}
 
@@ -279,11 +281,11 @@ class Trainer:
         rows = []
         for rules in self.tables:
             target = self.targets.get(rules)
-            for row in evaluate_network(self.learner.played(config), rules, self.max_players, config.eval_opponents,
+            for row in evaluate_network(self.learner.network, rules, self.max_players, config.evaluation.eval_opponents,
                                         games_per_opponent, tree=self.trees[rules],
                                         target=None if target is None else target.strategy):
                 row = {"update": run.update, "learner_steps": run.learner_steps, **row, "kind": kind}
-                if config.best_response:
+                if config.opponents.best_response:
                     row |= exploitability_bound(row, rules)
                     if target is not None:
                         row["exact_best_response"] = target.best_response_value
@@ -306,53 +308,47 @@ class Trainer:
         config, run = self.config, self.run_progress
         from tqdm import tqdm
 
-        bar = tqdm(total=config.total_steps, initial=min(run.learner_steps, config.total_steps), unit="step",
-                   disable=not config.progress, dynamic_ncols=True, desc="training")
+        bar = tqdm(total=config.run.total_steps, initial=min(run.learner_steps, config.run.total_steps), unit="step",
+                   disable=not config.run.progress, dynamic_ncols=True, desc="training")
         if self.resume and policy_update(self.run_dir) != run.update:
             self.save_policy()
-        self.trees = {rules: solvable_tree(rules, config.reward) for rules in self.tables}
-        """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
-        self.targets = {rules: exact_target(tree, config.best_response, rules, self.max_players)
-                        for rules, tree in self.trees.items() if tree is not None and config.best_response}
-        """A best response's target on each solvable table: how it plays and its exact best response's value."""
-        if config.best_response:
-            bar.write(f"approximate best response to {config.best_response}: the exploiter starts as "
+        if config.opponents.best_response:
+            bar.write(f"approximate best response to {config.opponents.best_response}: the exploiter starts as "
                       f"{self.exploiter_start.description}")
         if not self.resume:
-            if config.best_response and config.final_eval_games:
-                run.start_eval = self.evaluate(config.final_eval_games, "start")
+            if config.opponents.best_response and config.evaluation.final_eval_games:
+                run.start_eval = self.evaluate(config.evaluation.final_eval_games, "start")
                 for row in run.start_eval:
                     bar.write(f"start: {describe_bound(row)}")
             self.save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
         last_checkpoint = time.monotonic()
         evaluation_seconds = 0.0  # periodic evaluations in this process
-        due = config.eval_interval and run.update and run.update % config.eval_interval == 0
+        due = config.evaluation.eval_interval and run.update and run.update % config.evaluation.eval_interval == 0
         if self.resume and due and not any(row.get("update") == run.update for row in run.latest_eval):
             # The run was stopped at an update whose evaluation the signal cut off: it is made now.
-            self.evaluate(config.eval_games, "periodic")
+            self.evaluate(config.evaluation.eval_games, "periodic")
         with stop_on_signals(STOP_SIGNALS if catch_signals else ()) as received:
-            while run.learner_steps < config.total_steps and not received:
+            while run.learner_steps < config.run.total_steps and not received:
                 row = self.update()
                 bar.update(min(row["batch_size"], bar.total - bar.n))  # the last update runs past total_steps
                 bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
                                 kl=f"{row['approx_kl']:.3f}", steps=run.learner_steps)
-                if config.eval_interval and run.update % config.eval_interval == 0 and not received:
+                if config.evaluation.eval_interval and run.update % config.evaluation.eval_interval == 0 and not received:
                     evaluation_started = time.perf_counter()
-                    rows = self.evaluate(config.eval_games, "periodic")
+                    rows = self.evaluate(config.evaluation.eval_games, "periodic")
                     evaluation_seconds += time.perf_counter() - evaluation_started
                     solved = {r["nash_conv"] for r in rows if "nash_conv" in r}
                     bar.write(f"update {run.update}, {run.learner_steps} steps: " + ", ".join(
                         f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
                         for r in rows) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
                 minutes = (time.monotonic() - last_checkpoint) / 60
-                if (run.update % config.checkpoint_interval == 0 or received
-                        or (config.checkpoint_minutes and minutes >= config.checkpoint_minutes)):
+                if (run.update % config.run.checkpoint_interval == 0 or received
+                        or (config.run.checkpoint_minutes and minutes >= config.run.checkpoint_minutes)):
                     self.save_checkpoint()
                     last_checkpoint = time.monotonic()
             interrupted = received[0].name if received else None
         bar.close()
-        if self.collector is not None:
-            self.collector.close()
+        self.collector.close()
         final = {"learner_steps": run.learner_steps, "updates": run.update,
                  "seconds_training": round(run.seconds, 1),
                  "learner_steps_per_second": round(run.learner_steps / max(run.seconds, 1e-9), 1), "evaluation": [],
@@ -362,13 +358,13 @@ class Trainer:
             final["resume_command"] = resume_command(config)
             return final
         self.save_checkpoint()
-        if config.final_eval_games:
+        if config.evaluation.final_eval_games:
             started = time.perf_counter()
-            final["evaluation"] = self.evaluate(config.final_eval_games, "final")
+            final["evaluation"] = self.evaluate(config.evaluation.final_eval_games, "final")
             final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
             self.save_checkpoint()
-        if config.best_response:
-            final["best_response"] = {"target": config.best_response, "start": self.exploiter_start.description,
+        if config.opponents.best_response:
+            final["best_response"] = {"target": config.opponents.best_response, "start": self.exploiter_start.description,
                                       "start_evaluation": run.start_eval}
         write_atomically(self.run_dir / FINAL_EVAL_FILE, json.dumps(final, indent=2) + "\n")
         plot_learning_curve(self.run_dir)

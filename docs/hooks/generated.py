@@ -50,16 +50,15 @@ def action_table() -> str:
 
 
 def train_config_table() -> str:
-    import dataclasses
+    from rouba_training.config import GROUP_OF, HELP, setting_fields
 
-    from rouba_training.config import HELP, TrainConfig
-
-    rows = ["| setting | default | meaning |", "|---|---|---|"]
-    for field in dataclasses.fields(TrainConfig):
+    rows = ["| setting | group | default | meaning |", "|---|---|---|---|"]
+    for field in setting_fields():
         default = " ".join(map(str, field.default)) if isinstance(field.default, tuple) else field.default
         shown = f"`{default!s}`" if str(default) != "" else "(none)"
         flag = field.name.replace("_", "-")
-        rows.append(f"| <code style=\"white-space: nowrap\">--{flag}</code> | {shown} | {field.metadata[HELP]} |")
+        rows.append(f"| <code style=\"white-space: nowrap\">--{flag}</code> | `{GROUP_OF[field.name]}` | {shown} | "
+                    f"{field.metadata[HELP]} |")
     return "\n".join(rows)
 
 

@@ -2,6 +2,8 @@
 # Issue 36's training rows, run one after another on one core. Safe to start again after a stop:
 # a run folder that holds a checkpoint is carried on with --resume (a finished run ends at once).
 # They ran when the 0.4 pool recipe was the default: --config pool_2p gives its settings, the flags the rest.
+# The rows with --play-average or --policy-loss neurd ran settings that lost and were removed since: this
+# version refuses them (their results stay in scripts/results/runs/ and TRAINING_TRIES.md).
 # Usage: scripts/runs/issue36_queue.sh [ROW ...]   (no argument: every row below, in order)
 set -uo pipefail
 cd "$(dirname "$0")/../.."

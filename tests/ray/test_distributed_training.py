@@ -24,7 +24,7 @@ from rouba_training.train import train
 TINY = dict(num_envs=16, rollout_steps=4, minibatch_size=256, update_epochs=1, architecture="mlp", hidden_sizes=(16,),
             eval_interval=0, final_eval_games=0, checkpoint_interval=50, snapshot_interval=2,
             scripted_opponents=("greedy",), eval_opponents=("random",), progress=False,
-            ray=True, rollout_workers=2)
+            ray="local", rollout_workers=2)
 KILL_POLL_SECONDS = 0.02
 
 
@@ -37,27 +37,27 @@ def test_split_slots_covers_every_slot_once():
 
 def test_config_checks_ray_settings():
     with pytest.raises(ValueError, match="rollout_workers"):
-        TrainConfig(rollout_workers=0)
+        TrainConfig.of(rollout_workers=0)
     with pytest.raises(ValueError, match="num_envs"):
-        TrainConfig(ray=True, rollout_workers=9, num_envs=8)
-    assert TrainConfig(ray_address="auto").ray
-    config, _ = config_from_args(["--ray", "--rollout-workers", "3", "--no-progress"])
-    assert config.ray and config.rollout_workers == 3 and not config.progress
+        TrainConfig.of(ray="local", rollout_workers=9, num_envs=8)
+    assert TrainConfig.of(ray="auto").scale_out.ray == "auto"
+    config, _ = config_from_args(["--ray", "local", "--rollout-workers", "3", "--no-progress"])
+    assert config.scale_out.ray and config.scale_out.rollout_workers == 3 and not config.run.progress
 
 
 def _setup(config: TrainConfig):
-    tables = [make_rules(config.rules, num_players=n) for n in config.num_players]
+    tables = [make_rules(config.run.rules, num_players=n) for n in config.run.num_players]
     max_players = config.padded_players
     network = ActorCritic(ObservationEncoder(tables[0], max_players).size, ActionEncoding(tables[0], max_players).size,
-                          config.hidden_sizes)
-    scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables] for spec in config.scripted_opponents}
-    pool = OpponentPool(scripted, (config.self_play_weight, config.past_self_weight, config.scripted_weight),
-                        config.pool_size)
+                          config.network.hidden_sizes)
+    scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables] for spec in config.opponents.scripted_opponents}
+    pool = OpponentPool(scripted, (config.opponents.self_play_weight, config.opponents.past_self_weight, config.opponents.scripted_weight),
+                        config.opponents.pool_size)
     return tables, max_players, network, pool
 
 
 def test_rollout_worker_collects_legal_learner_turns_with_the_shipped_weights():
-    config = TrainConfig(**dict(TINY, num_players=(2, 3)))
+    config = TrainConfig.of(**dict(TINY, num_players=(2, 3)))
     tables, max_players, network, pool = _setup(config)
     pool.add_snapshot(network, 7)
     worker = RolloutWorker(config.to_dict(), [t.to_dict() for t in tables], max_players, 1, [5, 3])
@@ -65,7 +65,7 @@ def test_rollout_worker_collects_legal_learner_turns_with_the_shipped_weights():
     batch, pid = worker.collect(network_state(network), pool_state, update=0)
     assert pid == os.getpid()
     assert worker.pool.snapshot_steps == [7]
-    assert [runner.table.num_games for runner in worker.runners] == [5, 3]
+    assert [runner.table.num_games for runner in worker.collector.games] == [5, 3]
     assert len(batch.actions) > 0
     assert batch.mask[np.arange(len(batch.actions)), batch.actions].all(), "every recorded action is legal"
     for name, tensor in worker.network.state_dict().items():
@@ -74,7 +74,7 @@ def test_rollout_worker_collects_legal_learner_turns_with_the_shipped_weights():
 
 @pytest.mark.slow
 def test_collector_restarts_a_killed_actor_and_keeps_collecting(ray_session):
-    config = TrainConfig(**TINY)
+    config = TrainConfig.of(**TINY)
     tables, max_players, network, pool = _setup(config)
     collector = RayCollector(config, tables, max_players, pool, update=0)
     try:
@@ -85,13 +85,13 @@ def test_collector_restarts_a_killed_actor_and_keeps_collecting(ray_session):
         collector.close()
     assert collector.restarts == 1
     assert len(first.actions) > 0 and len(second.actions) > 0
-    assert second.engine_steps >= config.num_envs * config.rollout_steps
+    assert second.engine_steps >= config.run.num_envs * config.run.rollout_steps
 
 
 @pytest.mark.slow
 def test_training_goes_on_when_a_rollout_actor_dies(ray_session, tmp_path, capsys):
     """Kill one actor's process (found by its name) after the first update; the run must still finish."""
-    config = TrainConfig(run_dir=str(tmp_path), total_steps=20_000, **TINY)
+    config = TrainConfig.of(run_dir=str(tmp_path), total_steps=20_000, **TINY)
     metrics = tmp_path / "metrics.csv"
     finished = threading.Event()
     killed: dict = {}
@@ -113,7 +113,7 @@ def test_training_goes_on_when_a_rollout_actor_dies(ray_session, tmp_path, capsy
         finished.set()
         thread.join()
     assert killed.get("during_run"), "the kill must happen while training runs"
-    assert final["learner_steps"] >= config.total_steps
+    assert final["learner_steps"] >= config.run.total_steps
     with metrics.open(newline="") as stream:
         updates = [int(row["update"]) for row in csv.DictReader(stream)]
     assert updates == list(range(1, final["updates"] + 1))

@@ -106,16 +106,16 @@ def test_rouba_train_help_shows_every_setting_with_its_help_and_default(capsys):
 
     from rouba_training.cli import main
     from rouba_training.cli import COMMAND_FLAGS
-    from rouba_training.config import TrainConfig, field_docs
+    from rouba_training.config import field_docs, setting_fields
 
     with pytest.raises(SystemExit) as stop:
         main(["--help"])
     assert stop.value.code == 0
     text = " ".join(capsys.readouterr().out.replace("│", " ").split())
-    for name in [*COMMAND_FLAGS, *(field.name for field in dataclasses.fields(TrainConfig))]:
+    for name in [*COMMAND_FLAGS, *(field.name for field in setting_fields())]:
         flag = "--" + name.replace("_", "-")
         assert f"{flag} " in text or f"{flag}, " in text, flag
-    for field in dataclasses.fields(TrainConfig):
+    for field in setting_fields():
         if field.type == "bool":
             assert f"--no-{field.name.replace('_', '-')}" in text
     assert " ".join(field_docs()["total_steps"].split()[:4]) in text and "(default: None)" not in text

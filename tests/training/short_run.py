@@ -29,7 +29,7 @@ def rows(path: Path) -> list[dict]:
 
 def short_run(folder: Path) -> dict:
     """The pinned columns of a short default run in ``folder``."""
-    train(TrainConfig(run_dir=str(folder), **SETTINGS))
+    train(TrainConfig.of(run_dir=str(folder), **SETTINGS))
     return {"metrics": rows(folder / "metrics.csv"), "eval": rows(folder / "eval.csv")}
 
 

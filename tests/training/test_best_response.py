@@ -24,7 +24,7 @@ TINY_EXPLOITER = dict(num_envs=16, rollout_steps=8, minibatch_size=256, update_e
 def mini_target(tmp_path_factory):
     """A small network trained briefly on ``mini``: far from equilibrium, so there is something to exploit."""
     folder = tmp_path_factory.mktemp("mini_target")
-    train(TrainConfig(run_dir=str(folder), rules="mini", total_steps=400, architecture="rank", hidden_sizes=(16, 8),
+    train(TrainConfig.of(run_dir=str(folder), rules="mini", total_steps=400, architecture="rank", hidden_sizes=(16, 8),
                       scripted_opponents=("greedy",), eval_opponents=("random",), final_eval_games=0,
                       **TINY_EXPLOITER))
     return f"checkpoint:{folder / 'policy'}"
@@ -32,7 +32,7 @@ def mini_target(tmp_path_factory):
 
 def test_a_warm_start_begins_at_the_targets_self_play_on_the_same_deals(tmp_path, mini_target):
     games = 200
-    final = train(TrainConfig(run_dir=str(tmp_path), rules="mini", best_response=mini_target, total_steps=200,
+    final = train(TrainConfig.of(run_dir=str(tmp_path), rules="mini", best_response=mini_target, total_steps=200,
                               final_eval_games=games, **TINY_EXPLOITER))
     start = final["best_response"]["start_evaluation"][0]
     assert final["best_response"]["start"].startswith(f"a copy of the target {mini_target}")
@@ -46,7 +46,7 @@ def test_a_warm_start_begins_at_the_targets_self_play_on_the_same_deals(tmp_path
 
 
 def test_the_bound_on_mini_stays_below_the_exact_exploitability(tmp_path, mini_target):
-    final = train(TrainConfig(run_dir=str(tmp_path), rules="mini", best_response=mini_target, total_steps=3000,
+    final = train(TrainConfig.of(run_dir=str(tmp_path), rules="mini", best_response=mini_target, total_steps=3000,
                               final_eval_games=2000, **TINY_EXPLOITER))
     tree = GameTree(preset("mini"))
     strategy, _ = policy_strategy(tree, make_policy(mini_target, preset("mini")))
@@ -60,8 +60,8 @@ def test_the_bound_on_mini_stays_below_the_exact_exploitability(tmp_path, mini_t
 def test_an_exploiter_resumes_with_its_start_evaluation(tmp_path, mini_target):
     config = dict(run_dir=str(tmp_path), rules="mini", best_response=mini_target, final_eval_games=50,
                   **TINY_EXPLOITER)
-    first = train(TrainConfig(**config, total_steps=200))
-    final = train(TrainConfig(**config, total_steps=600), resume=True)
+    first = train(TrainConfig.of(**config, total_steps=200))
+    final = train(TrainConfig.of(**config, total_steps=600), resume=True)
     assert final["learner_steps"] >= 600 > first["learner_steps"]
     assert final["best_response"]["start_evaluation"] == first["best_response"]["start_evaluation"]
     saved = json.loads((tmp_path / "final_eval.json").read_text())
@@ -80,9 +80,9 @@ def test_a_scripted_target_starts_from_the_strongest_shipped_network_that_plays_
 
 
 def test_a_network_start_fixes_the_shape_to_the_checkpoints():
-    config = TrainConfig(best_response="checkpoint:2p")
-    assert (config.architecture, config.hidden_sizes, config.critic) == ("rank", (128, 64), "privileged")
-    assert config.final_eval_games >= 10_000 and config.learning_rate < 1e-3
+    config = TrainConfig.of(best_response="checkpoint:2p")
+    assert (config.network.architecture, config.network.hidden_sizes, config.network.critic) == ("rank", (128, 64), "privileged")
+    assert config.evaluation.final_eval_games >= 10_000 and config.ppo.learning_rate < 1e-3
 
 
 BAD_EXPLOITERS = [
@@ -90,7 +90,8 @@ BAD_EXPLOITERS = [
     (["--best-response", "checkpoint:2p", "--rules", "mini"], "cannot play rules 'mini'"),
     (["--best-response", "greedy", "--total-steps", "0"], "total_steps must be in 1.."),
     (["--best-response", "greedy", "--total-steps", "-5"], "total_steps must be in 1.."),
-    (["--best-response", "greedy", "--best-response-steps", "0"], "best_response_steps must be in 1.."),
+    (["--best-response", "greedy", "--best-response-steps", "0"], "--best-response-steps was removed: an exploiter's "
+                                                                   "budget is --total-steps N"),
     (["--best-response", "greedy", "--total-steps", str(10**13)], "total_steps must be in 1..1000000000000"),
     (["--best-response", "greedy", "--best-response-start", "bogus"], "best_response_start must be auto, fresh"),
     (["--best-response", "greedy", "--best-response-temperature", "0.5"], "best_response_temperature must be in"),

@@ -42,14 +42,14 @@ BAD_SETTINGS = [
 def test_every_bad_setting_is_refused_when_the_config_is_made(field, value, message):
     extra = {"architecture": "mlp"} if field == "hidden_sizes" else {}
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
-        TrainConfig(**{field: value, **extra})
+        TrainConfig.of(**{field: value, **extra})
 
 
 def test_the_limits_hold_the_defaults_and_the_documented_runs():
     default = TrainConfig()
     for name, (low, high) in LIMITS.items():
-        assert low <= getattr(default, name) <= high, name
-    TrainConfig(num_envs=LIMITS["num_envs"][1], architecture="mlp", hidden_sizes=(MAX_HIDDEN_WIDTH,) * MAX_HIDDEN_LAYERS)
+        assert low <= default.get(name) <= high, name
+    TrainConfig.of(num_envs=LIMITS["num_envs"][1], architecture="mlp", hidden_sizes=(MAX_HIDDEN_WIDTH,) * MAX_HIDDEN_LAYERS)
 
 
 def test_a_toml_config_passes_the_same_checks(tmp_path):
@@ -57,8 +57,8 @@ def test_a_toml_config_passes_the_same_checks(tmp_path):
     for value in ("99999999999999999999", "50000000"):
         path.write_text(f"num_envs = {value}\n")
         with pytest.raises(ValueError, match="num_envs must be in 1..16384"):
-            TrainConfig(**load_toml(path))
-    path.write_text('ray_address = "10.0.0.1:6379"\n')
+            TrainConfig.of(**load_toml(path))
+    path.write_text('ray = "10.0.0.1:6379"\n')
     with pytest.raises(ValueError, match="command line only"):
         load_toml(path)
 
@@ -69,15 +69,16 @@ def test_a_resume_trains_the_folder_the_user_named_and_never_joins_a_cluster_fro
     run = Path("runs/default")
     assert train_main(["--total-steps", "150", *TINY_FLAGS]) == 0
     state = torch.load(run / "checkpoint.pt", weights_only=True)
-    state["config"].update(run_dir=str(tmp_path / "elsewhere"), ray=True, ray_address="127.0.0.1:9", total_steps=900)
+    state["config"].update(run_dir=str(tmp_path / "elsewhere"), ray="127.0.0.1:9", total_steps=900)
+    state["config"]["ray_address"] = "127.0.0.1:9"  # an earlier version's spelling: command line only as well
     torch.save(state, run / "checkpoint.pt")
     capsys.readouterr()
     assert train_main(["--resume"]) == 0
     out = capsys.readouterr().out
     assert "run folder: runs/default" in out and not (tmp_path / "elsewhere").exists()
     saved = torch.load(run / "checkpoint.pt", weights_only=True)
-    assert saved["config"]["run_dir"] == "runs/default" and not saved["config"]["ray"]
-    assert saved["config"]["ray_address"] == "" and saved["learner_steps"] >= 900
+    assert saved["config"]["run_dir"] == "runs/default" and saved["config"]["ray"] == ""
+    assert "ray_address" not in saved["config"] and saved["learner_steps"] >= 900
 
 
 def test_a_resume_file_with_entries_that_are_not_ours_is_refused_unread(tmp_path, capsys):
@@ -166,3 +167,73 @@ def test_a_flag_that_does_not_parse_is_named_and_nothing_is_made(tmp_path, capsy
         main(["--run-dir", str(run), *argv])
     assert stop.value.code == 2 and message in capsys.readouterr().err
     assert not run.exists()
+
+
+REMOVED_FLAGS = [
+    (["--policy-loss", "neurd"], "--policy-loss was removed: the NeuRD policy term lost"),
+    (["--neurd-clip", "5"], "--neurd-clip was removed"),
+    (["--neurd-threshold=3"], "--neurd-threshold was removed"),
+    (["--magnet-interval", "10"], "--magnet-interval was removed: it refreshed the snapshot magnet"),
+    (["--magnet", "snapshot"], "--magnet snapshot was removed: .* --magnet ema"),
+    (["--play-average"], "--play-average was removed"),
+    (["--no-play-average"], "--no-play-average was removed"),
+    (["--best-response-steps", "100"], "--best-response-steps was removed: an exploiter's budget is --total-steps N"),
+    (["--ray-address", "auto"], "--ray-address was removed: it is now --ray ADDRESS"),
+    (["--ray"], "--ray now says where Ray runs: --ray local"),
+    (["--ray", "--no-progress"], "--ray now says where Ray runs"),
+    (["--no-ray"], "leave --ray out"),
+]
+
+
+@pytest.mark.parametrize("flags, message", REMOVED_FLAGS, ids=[" ".join(f) for f, _ in REMOVED_FLAGS])
+def test_a_flag_of_an_earlier_version_is_refused_naming_what_replaces_it(flags, message, capsys, tmp_path):
+    assert train_main([*flags, "--run-dir", str(tmp_path / "run")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and __import__("re").search(message, error), error
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_toml_key_of_an_earlier_version_is_refused_naming_what_replaces_it(tmp_path):
+    path = tmp_path / "old.toml"
+    path.write_text("play_average = true\n")
+    with pytest.raises(ValueError, match="play_average in .* was removed: playing the moving average"):
+        load_toml(path)
+
+
+@pytest.mark.parametrize("old, resumes", [
+    ({"policy_loss": "ppo", "neurd_clip": 100.0, "play_average": False, "magnet_interval": 50,
+      "best_response_steps": 3_000_000, "ray_address": "10.0.0.1:6379", "ray": False}, True),
+    ({"policy_loss": "neurd"}, False),
+    ({"play_average": True}, False),
+    ({"magnet": "snapshot"}, False),
+])
+def test_a_run_saved_with_a_removed_setting_resumes_only_at_its_unused_value(tmp_path, capsys, old, resumes):
+    run = tmp_path / "run"
+    assert train_main(["--run-dir", str(run), "--total-steps", "150", *TINY_FLAGS]) == 0
+    state = torch.load(run / "checkpoint.pt", weights_only=True)
+    state["config"].update(old)
+    torch.save(state, run / "checkpoint.pt")
+    capsys.readouterr()
+    code = train_main(["--resume", "--run-dir", str(run), "--total-steps", "1500", "--no-progress"])
+    error = capsys.readouterr().err
+    if resumes:
+        assert code == 0, error
+        saved = torch.load(run / "checkpoint.pt", weights_only=True)
+        assert saved["learner_steps"] >= 1500 and not {"policy_loss", "play_average"} & set(saved["config"])
+    else:
+        name = next(iter(old))
+        assert code == 2 and f"this run was trained with {name}=" in error and "was removed" in error, error
+
+
+def test_settings_are_grouped_by_concern_and_spelled_flat():
+    from rouba_training.config import GROUP_OF, GROUPS
+
+    config = TrainConfig.of(rules="small", magnet_coef=0.1, eval_games=10, critic="privileged", rollout_workers=3)
+    assert (config.run.rules, config.regularizers.magnet_coef, config.evaluation.eval_games,
+            config.network.critic, config.scale_out.rollout_workers) == ("small", 0.1, 10, "privileged", 3)
+    assert set(config.to_dict()) == set(GROUP_OF) and TrainConfig.of(**config.to_dict()) == config
+    assert list(GROUPS) == ["run", "ppo", "regularizers", "opponents", "evaluation", "network", "scale_out"]
+    with pytest.raises(ValueError, match="unknown setting 'magnet_strength'"):
+        TrainConfig.of(magnet_strength=1.0)
+    with pytest.raises(ValueError, match="architecture must be one of rank, mlp, got 'cnn'"):
+        TrainConfig.of(architecture="cnn")

@@ -86,7 +86,9 @@ def test_the_moving_average_of_weights():
     ({"magnet": "uniform", "magnet_coef": 0.0}, "a magnet needs a weight above 0"),
     ({"magnet": "none", "magnet_coef": 0.1}, "a weight needs a magnet"),
     ({"magnet": "ema", "magnet_coef": 0.1, "weight_average": 0.0}, "set weight_average"),
-    ({"play_average": True, "magnet": "none", "magnet_coef": 0.0, "weight_average": 0.0}, "set weight_average"),
+    ({"play_average": True}, "play_average was removed: playing the moving average of the weights is gone"),
+    ({"magnet": "snapshot"}, "magnet='snapshot' was removed"),
+    ({"magnet_interval": 5}, "magnet_interval was removed"),
     ({"magnet_schedule": "cosine"}, "magnet_schedule must be one of constant, linear, power"),
     ({"support_schedule": "cosine"}, "support_schedule must be one of constant, linear, power"),
     ({"support_coef": -0.1}, "support_coef"),
@@ -96,18 +98,18 @@ def test_the_moving_average_of_weights():
 ])
 def test_regularizer_settings_are_checked(settings, message):
     with pytest.raises(ValueError, match=message):
-        TrainConfig(**settings)
+        TrainConfig.of(**settings)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("magnet", ["uniform", "ema", "snapshot"])
+@pytest.mark.parametrize("magnet", ["uniform", "ema"])
 def test_a_regularized_self_play_run_trains_and_resumes(tmp_path, magnet):
     settings = dict(TINY, total_steps=900, self_play_weight=1.0, past_self_weight=0.0, scripted_weight=0.0,
-                    magnet=magnet, magnet_coef=0.2, magnet_interval=1, mirror_coef=1.0, mirror_schedule="power",
-                    weight_average=0.9, play_average=True, learning_rate_schedule="power", learning_rate_floor=1e-4,
+                    magnet=magnet, magnet_coef=0.2, mirror_coef=1.0, mirror_schedule="power",
+                    weight_average=0.9, learning_rate_schedule="power", learning_rate_floor=1e-4,
                     support_coef=0.1, support_schedule="linear")
-    first = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=400)))
-    resumed = train(TrainConfig(run_dir=str(tmp_path), **settings), resume=True)
+    first = train(TrainConfig.of(run_dir=str(tmp_path), **dict(settings, total_steps=400)))
+    resumed = train(TrainConfig.of(run_dir=str(tmp_path), **settings), resume=True)
     assert first["learner_steps"] < resumed["learner_steps"]
     rows = metric_rows(tmp_path)
     assert all(float(row["magnet_kl"]) >= 0 and float(row["mirror_kl"]) >= 0 for row in rows)

@@ -21,7 +21,7 @@ from rouba_env.table import Table
 from rouba_training.cli import main as train_main
 from rouba_env.players.registry import make_policy
 from rouba_training.cli import config_from_args, load_toml
-from rouba_training.config import TrainConfig
+from rouba_training.config import REMOVED_SETTINGS, TrainConfig
 from rouba_training.run_folder import RunFolderError, policy_update
 from rouba_training.train import train
 from tests.signals import sigint_as_a_terminal_sends_it
@@ -81,7 +81,7 @@ def wait_for_rows(process: subprocess.Popen, run_dir: Path, count: int) -> None:
 
 @pytest.mark.slow
 def test_tiny_training_run_writes_everything(tmp_path):
-    final = train(TrainConfig(run_dir=str(tmp_path), **TINY))
+    final = train(TrainConfig.of(run_dir=str(tmp_path), **TINY))
     for name in ("checkpoint.pt", "metrics.csv", "eval.csv", "final_eval.json", "learning_curve.png",
                  "policy/model.safetensors", "policy/metadata.json"):
         assert (tmp_path / name).exists(), name
@@ -102,8 +102,8 @@ def test_tiny_training_run_writes_everything(tmp_path):
 @pytest.mark.slow
 def test_same_seed_same_run(tmp_path):
     config = dict(TINY, total_steps=600, final_eval_games=0, eval_interval=0)
-    train(TrainConfig(run_dir=str(tmp_path / "a"), **config))
-    train(TrainConfig(run_dir=str(tmp_path / "b"), **config))
+    train(TrainConfig.of(run_dir=str(tmp_path / "a"), **config))
+    train(TrainConfig.of(run_dir=str(tmp_path / "b"), **config))
     columns = ["learner_steps", "policy_loss", "value_loss", "entropy", "train_reward"]
     a, b = metric_rows(tmp_path / "a"), metric_rows(tmp_path / "b")
     assert [[r[c] for c in columns] for r in a] == [[r[c] for c in columns] for r in b]
@@ -111,7 +111,7 @@ def test_same_seed_same_run(tmp_path):
 
 @pytest.mark.slow
 def test_mixed_table_sizes_share_one_network(tmp_path):
-    final = train(TrainConfig(run_dir=str(tmp_path), num_players=(2, 3), **dict(TINY, total_steps=800)))
+    final = train(TrainConfig.of(run_dir=str(tmp_path), num_players=(2, 3), **dict(TINY, total_steps=800)))
     assert {r["opponent"] for r in final["evaluation"]} == {"random@2p", "random@3p"}
 
 
@@ -228,20 +228,20 @@ def test_disk_errors_are_one_line_and_keep_the_last_checkpoint(tmp_path, capsys,
 
 def test_config_errors_and_toml(tmp_path):
     with pytest.raises(ValueError, match="num_envs must be in 1..16384"):
-        TrainConfig(num_envs=0)
+        TrainConfig.of(num_envs=0)
     with pytest.raises(ValueError, match="table sizes in 2..8"):
-        TrainConfig(num_players=(9,))
+        TrainConfig.of(num_players=(9,))
     with pytest.raises(ValueError, match="learning_rate must be a finite number"):
-        TrainConfig(learning_rate=float("nan"))
+        TrainConfig.of(learning_rate=float("nan"))
     with pytest.raises(ValueError, match="seed must be int"):
-        TrainConfig(seed="7")
+        TrainConfig.of(seed="7")
     with pytest.raises(ValueError, match="hidden_sizes must be a list of int"):
-        TrainConfig(hidden_sizes=64)
-    assert TrainConfig(seed=np.int64(3)).seed == 3
+        TrainConfig.of(hidden_sizes=64)
+    assert TrainConfig.of(seed=np.int64(3)).run.seed == 3
     good = tmp_path / "run.toml"
     good.write_text('total_steps = 1000\nnum_players = [2, 3]\nlearning_rate = 1\n')
     config, resume = config_from_args(["--config", str(good), "--seed", "7"])
-    assert config.total_steps == 1000 and config.num_players == (2, 3) and config.seed == 7 and not resume
+    assert config.run.total_steps == 1000 and config.run.num_players == (2, 3) and config.run.seed == 7 and not resume
     bad = tmp_path / "bad.toml"
     bad.write_text("total_stepz = 5\n")
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['total_stepz'\]"):
@@ -257,11 +257,11 @@ def test_config_errors_and_toml(tmp_path):
 def test_a_resumed_run_takes_its_device_from_the_command_line_only():
     from rouba_training.cli import build_config, parse_request
 
-    saved = TrainConfig(device="cpu").to_dict() | {"device": "cuda"}
+    saved = TrainConfig.of(device="cpu").to_dict() | {"device": "cuda"}
     config, _ = build_config(parse_request(["--resume"]), saved)
-    assert config.device == "cpu", "a run started on a GPU resumes where it is now"
+    assert config.run.device == "cpu", "a run started on a GPU resumes where it is now"
     config, _ = build_config(parse_request(["--resume", "--device", "cuda"]), saved)
-    assert config.device == "cuda"
+    assert config.run.device == "cuda"
 
 
 def test_resuming_lists_a_change_to_a_setting_newer_than_the_run():
@@ -270,9 +270,9 @@ def test_resuming_lists_a_change_to_a_setting_newer_than_the_run():
 
     saved = {key: value for key, value in TrainConfig().to_dict().items() if key != "support_coef"}
     config, changes = build_config(parse_request(["--resume"]), saved)
-    assert config.support_coef == 0.0 and changes == []
+    assert config.regularizers.support_coef == 0.0 and changes == []
     config, changes = build_config(parse_request(["--resume", "--support-coef", "0.02"]), saved)
-    assert config.support_coef == 0.02 and changes == [("support_coef", 0.0, 0.02)]
+    assert config.regularizers.support_coef == 0.02 and changes == [("support_coef", 0.0, 0.02)]
 
 
 @pytest.mark.slow
@@ -284,16 +284,16 @@ def test_train_command_rejects_bad_settings_in_one_line():
 
 def test_resume_refuses_a_different_network_shape(tmp_path):
     config = dict(TINY, total_steps=300, final_eval_games=0, eval_interval=0)
-    train(TrainConfig(run_dir=str(tmp_path), **config))
+    train(TrainConfig.of(run_dir=str(tmp_path), **config))
     with pytest.raises(ValueError, match=r"--resume: \['hidden_sizes'\] differ"):
-        train(TrainConfig(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=60_000)), resume=True)
+        train(TrainConfig.of(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=60_000)), resume=True)
     with pytest.raises(RunFolderError, match="no checkpoint.pt"):
-        train(TrainConfig(run_dir=str(tmp_path / "empty"), **config), resume=True)
+        train(TrainConfig.of(run_dir=str(tmp_path / "empty"), **config), resume=True)
 
 
 @pytest.mark.slow
 def test_a_checkpoint_can_join_the_opponent_pool(tmp_path):
-    final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=400, scripted_opponents=("checkpoint:2p",),
+    final = train(TrainConfig.of(run_dir=str(tmp_path), **dict(TINY, total_steps=400, scripted_opponents=("checkpoint:2p",),
                                                             scripted_weight=1.0, final_eval_games=0, eval_interval=0)))
     assert final["learner_steps"] >= 400
     assert json.loads((tmp_path / "policy" / "metadata.json").read_text())["update"] >= 1
@@ -329,13 +329,13 @@ def test_the_probe_reports_each_table_size(tmp_path, capsys):
 
 def test_best_response_refuses_conflicting_settings():
     with pytest.raises(ValueError, match="self_play_weight must be left at its default"):
-        TrainConfig(best_response="greedy", self_play_weight=0.9)
-    config = TrainConfig(best_response="greedy")
-    assert config.total_steps == config.best_response_steps and config.run_dir == "runs/best_response"
+        TrainConfig.of(best_response="greedy", self_play_weight=0.9)
+    config = TrainConfig.of(best_response="greedy")
+    assert config.run.total_steps == 3_000_000 and config.run.run_dir == "runs/best_response"
 
 
 def test_a_rank_network_trains_and_its_policy_plays(tmp_path):
-    final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=600, architecture="rank",
+    final = train(TrainConfig.of(run_dir=str(tmp_path), **dict(TINY, total_steps=600, architecture="rank",
                                                             hidden_sizes=(16, 8))))
     assert final["evaluation"]
     policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2))
@@ -349,7 +349,7 @@ def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_al
     from safetensors.numpy import load_file
 
     settings = dict(TINY, total_steps=600, architecture=architecture, hidden_sizes=hidden_sizes, critic="privileged")
-    final = train(TrainConfig(run_dir=str(tmp_path), **settings))
+    final = train(TrainConfig.of(run_dir=str(tmp_path), **settings))
     assert final["evaluation"] and np.isfinite(float(metric_rows(tmp_path)[-1]["value_loss"]))
     names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
     assert names and not any(name.startswith(("critic", "actor")) for name in names), "only the actor plays"
@@ -378,10 +378,10 @@ def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_al
     with pytest.raises(ValueError, match="trained with a privileged critic, which took the head's place"):
         make_policy(f"search:policy={tmp_path / 'policy'},depth=1", preset("standard"))
     assert not policy.value_head_trained and make_policy("checkpoint:2p-0.3", preset("standard")).value_head_trained
-    resumed = train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=900)), resume=True)
+    resumed = train(TrainConfig.of(run_dir=str(tmp_path), **dict(settings, total_steps=900)), resume=True)
     assert resumed["learner_steps"] >= 900
     with pytest.raises(ValueError, match="critic"):
-        train(TrainConfig(run_dir=str(tmp_path), **dict(settings, total_steps=120_000, critic="shared")), resume=True)
+        train(TrainConfig.of(run_dir=str(tmp_path), **dict(settings, total_steps=120_000, critic="shared")), resume=True)
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "training" / "configs").glob("*.toml")), ids=lambda p: p.name)
@@ -393,7 +393,7 @@ def test_each_documented_config_file_trains(tmp_path, path):
              "--final-eval-games", "0", "--no-progress"]
     assert train_main(flags) == 0
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
-    assert saved["config"]["architecture"] == load_toml(path).get("architecture", TrainConfig().architecture)
+    assert saved["config"]["architecture"] == load_toml(path).get("architecture", TrainConfig().network.architecture)
 
 
 def folder_snapshot(folder: Path) -> dict:
@@ -404,7 +404,7 @@ def test_resuming_a_finished_run_says_it_is_complete_and_changes_nothing(tmp_pat
     from rouba_training.cli import main
 
     run = tmp_path / "run"
-    train(TrainConfig(run_dir=str(run), **{**TINY, "total_steps": 300, "eval_interval": 0}))
+    train(TrainConfig.of(run_dir=str(run), **{**TINY, "total_steps": 300, "eval_interval": 0}))
     before = folder_snapshot(run)
     for _ in range(2):
         assert main(["--resume", "--run-dir", str(run)]) == 0
@@ -413,7 +413,7 @@ def test_resuming_a_finished_run_says_it_is_complete_and_changes_nothing(tmp_pat
     assert main(["--resume", "--run-dir", str(run), "--learning-rate", "0.01"]) == 0
     assert "not applied, since nothing is trained: learning_rate" in capsys.readouterr().out
     assert folder_snapshot(run) == before, "eval.csv, tb/ and every other file stay as they were"
-    assert train(TrainConfig(run_dir=str(run), **{**TINY, "total_steps": 300}), resume=True)["complete"]
+    assert train(TrainConfig.of(run_dir=str(run), **{**TINY, "total_steps": 300}), resume=True)["complete"]
     assert folder_snapshot(run) == before
 
 
@@ -437,8 +437,8 @@ def test_a_shipped_config_is_named_without_a_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # away from the repository: the name alone must do
     assert {"rank_2p", "rank_mixed"} <= set(shipped_configs())
     config, _ = config_from_args(["--config", "rank_2p"])
-    assert config.architecture == load_toml(ROOT / "training" / "configs" / "rank_2p.toml").get("architecture")
-    with pytest.raises(ValueError, match="does not exist .shipped configs: pool_2p, rank_2p, rank_mixed"):
+    assert config.network.architecture == load_toml(ROOT / "training" / "configs" / "rank_2p.toml").get("architecture")
+    with pytest.raises(ValueError, match="does not exist .shipped configs: hand_head_2p, mini_support, pool_2p, rank_2p, rank_mixed"):
         config_from_args(["--config", "rank_3p"])
 
 
@@ -446,14 +446,16 @@ def test_the_shipped_2p_config_is_the_shipped_2p_checkpoints_recipe():
     """``--config rank_2p`` trains what ``checkpoint:2p`` was trained with, up to where and how it ran."""
     config, _ = config_from_args(["--config", "rank_2p"])
     shipped = json.loads((ROOT / "checkpoints" / "2p" / "metadata.json").read_text())["train_config"]
-    how_it_ran = {"run_dir", "torch_threads", "progress"}
-    settings = json.loads(json.dumps(dataclasses.asdict(config)))
+    how_it_ran = {"run_dir", "torch_threads", "progress", "ray"}
+    settings = json.loads(json.dumps(config.to_dict()))
+    # settings removed since were at the values they have when unused, so the recipe is what it was
+    assert all(shipped[k] == unused for k, (unused, _) in REMOVED_SETTINGS.items() if k in shipped)
     assert {k: v for k, v in settings.items() if k not in how_it_ran and k in shipped} == \
-        {k: v for k, v in shipped.items() if k not in how_it_ran}
+        {k: v for k, v in shipped.items() if k not in how_it_ran and k not in REMOVED_SETTINGS}
     # settings added since hold the values that stand for how the network was trained then: the defaults of
     # that time, which are the 0.4 pool recipe's (pool_2p)
     pool_recipe = {k: v for k, v in load_toml(ROOT / "training" / "configs" / "pool_2p.toml").items() if k != "run_dir"}
-    defaults = json.loads(json.dumps(dataclasses.asdict(TrainConfig(**pool_recipe))))
+    defaults = json.loads(json.dumps(TrainConfig.of(**pool_recipe).to_dict()))
     assert {k: v for k, v in settings.items() if k not in shipped} == {k: defaults[k] for k in settings
                                                                         if k not in shipped}
 
@@ -471,7 +473,7 @@ def test_a_hand_head_trains_its_loss_down_is_logged_and_is_not_saved(tmp_path, a
 
     settings = dict(TINY, total_steps=1500, architecture=architecture, hidden_sizes=hidden_sizes, critic=critic,
                     hand_coef=1.0)
-    final = train(TrainConfig(run_dir=str(tmp_path), **settings))
+    final = train(TrainConfig.of(run_dir=str(tmp_path), **settings))
     losses = [float(row["hand_loss"]) for row in metric_rows(tmp_path)]
     assert final["evaluation"] and all(np.isfinite(losses)) and losses[-1] < losses[0], losses
     names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
@@ -480,11 +482,11 @@ def test_a_hand_head_trains_its_loss_down_is_logged_and_is_not_saved(tmp_path, a
 
 
 def test_an_evaluation_cut_off_by_a_stop_is_made_on_resume(tmp_path):
-    first = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=600, eval_interval=0,
+    first = train(TrainConfig.of(run_dir=str(tmp_path), **dict(TINY, total_steps=600, eval_interval=0,
                                                             final_eval_games=0)))
     stopped_at = first["updates"]  # as if a signal had stopped the run when this update's evaluation was due
     assert not (tmp_path / "eval.csv").exists()
-    final = train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=900, eval_interval=stopped_at,
+    final = train(TrainConfig.of(run_dir=str(tmp_path), **dict(TINY, total_steps=900, eval_interval=stopped_at,
                                                             final_eval_games=0)), resume=True)
     with (tmp_path / "eval.csv").open(newline="") as stream:
         rows = list(csv.DictReader(stream))
@@ -493,13 +495,13 @@ def test_an_evaluation_cut_off_by_a_stop_is_made_on_resume(tmp_path):
 
 
 def test_a_run_on_a_solvable_deck_measures_its_nash_conv_at_each_evaluation(tmp_path):
-    final = train(TrainConfig(run_dir=str(tmp_path), rules="mini", **dict(TINY, total_steps=600)))
+    final = train(TrainConfig.of(run_dir=str(tmp_path), rules="mini", **dict(TINY, total_steps=600)))
     with (tmp_path / "eval.csv").open(newline="") as stream:
         rows = list(csv.DictReader(stream))
     assert {row["kind"] for row in rows} == {"periodic", "final"}
     assert all(0.0 < float(row["nash_conv"]) < 1.0 for row in rows), rows
     assert final["evaluation"][0]["nash_conv"] == float(rows[-1]["nash_conv"])
-    standard = train(TrainConfig(run_dir=str(tmp_path / "standard"), **dict(TINY, total_steps=300)))
+    standard = train(TrainConfig.of(run_dir=str(tmp_path / "standard"), **dict(TINY, total_steps=300)))
     assert "nash_conv" not in standard["evaluation"][0], "measured only where the game can be solved"
 
 
@@ -507,7 +509,7 @@ def test_a_hand_head_ships_with_a_rank_network_and_a_search_draws_its_samples_by
     from rouba_training.network import make_network
 
     settings = dict(TINY, total_steps=400, architecture="rank", hidden_sizes=(16, 8), hand_coef=1.0)
-    train(TrainConfig(run_dir=str(tmp_path), **settings))
+    train(TrainConfig.of(run_dir=str(tmp_path), **settings))
     assert (tmp_path / "policy" / "hand_head.safetensors").is_file()
     policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard"))
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
@@ -534,7 +536,7 @@ def test_a_run_catches_the_stop_signals_unless_its_caller_keeps_them(tmp_path, m
     installed = []
     real_signal = signal.signal
     monkeypatch.setattr(signal, "signal", lambda number, handler: installed.append(number) or real_signal(number, handler))
-    train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=200, eval_interval=0)),
+    train(TrainConfig.of(run_dir=str(tmp_path), **dict(TINY, total_steps=200, eval_interval=0)),
           catch_signals=catch_signals)
     assert (signal.SIGTERM in installed) == catch_signals
 
@@ -587,7 +589,7 @@ def test_a_run_with_nothing_set_gives_torch_the_idle_cores(tmp_path, monkeypatch
     monkeypatch.setattr(threads_module, "idle_ticks", lambda cores: next(ticks))
     before = torch.get_num_threads()
     try:
-        train(TrainConfig(run_dir=str(tmp_path), **dict(TINY, total_steps=100, final_eval_games=0, eval_interval=0)))
+        train(TrainConfig.of(run_dir=str(tmp_path), **dict(TINY, total_steps=100, final_eval_games=0, eval_interval=0)))
         assert torch.get_num_threads() == 3
     finally:
         torch.set_num_threads(before)
