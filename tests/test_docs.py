@@ -25,7 +25,8 @@ def test_the_site_builds_strictly_with_generated_tables_and_the_example_files(tm
     assert "a 2-player table has 130 actions" in environments
     training = (tmp_path / "training" / "index.html").read_text()
     assert "--total-steps" in training and "--rollout-workers" in training, "every TrainConfig field"
-    assert '<code style="white-space: nowrap">--best-response</code></td>\n<td>(none)</td>' in training, \
+    assert ('<code style="white-space: nowrap">--best-response</code></td>\n<td><code>opponents</code></td>\n'
+            '<td>(none)</td>') in training, \
         "flags do not wrap, and an empty default says so"
     examples = (tmp_path / "examples" / "index.html").read_text()
     for path in (ROOT / "examples").glob("*.py"):
