@@ -31,6 +31,7 @@ from rouba_training.config import (
     COMMAND_LINE_ONLY,
     GROUP_OF,
     HELP,
+    HINTS,
     NOT_RESUMED,
     PLAYER_SPEC_FIELDS,
     REMOVED_CHOICES,
@@ -39,7 +40,6 @@ from rouba_training.config import (
     checked_value,
     setting,
     setting_fields,
-    setting_hints,
 )
 
 
@@ -132,11 +132,10 @@ def command_fields() -> type:
     """
     from rouba_env.players.registry import known_players
 
-    hints = setting_hints()
     flags = [(name, type(default), setting(default, text.format(shipped=", ".join(shipped_configs()))))
              for name, (default, text) in COMMAND_FLAGS.items()]
     specs = f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
-    fields = [(field.name, hints[field.name],
+    fields = [(field.name, HINTS[field.name],
                setting(field.default, field.metadata[HELP] + (specs if field.name in PLAYER_SPEC_FIELDS else "")))
               for field in setting_fields()]
     return dataclasses.make_dataclass("TrainCommand", flags + fields)

@@ -389,6 +389,8 @@ def setting_hints() -> dict[str, object]:
 
 DEFAULTS = {field.name: field.default for field in setting_fields()}
 """Each setting's default (before a deck's own, `DECK_DEFAULTS`)."""
+HINTS = setting_hints()
+"""Each setting's type, read once from the groups' annotations."""
 
 
 @dataclass
@@ -554,7 +556,7 @@ def checked_value(name: str, value):
     The one type check of every setting, wherever it comes from: Python, a TOML file, flags or a resumed run.
     """
     check_names({name: value})
-    hint = setting_hints()[name]
+    hint = HINTS[name]
     if typing.get_origin(hint) is tuple:
         base = typing.get_args(hint)[0]
         if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):

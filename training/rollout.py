@@ -117,7 +117,7 @@ class SelfPlayGames:
         if self.every_seat:
             recorded |= (self.opponent == CURRENT_SELF) & record
         hidden = None
-        if needs_hidden(network):  # every slot has a live game and an open seat to act
+        if network.reads_hidden:  # every slot has a live game and an open seat to act
             hidden = table.game.hidden(self._slots, table.current)
         with torch.no_grad():
             logits, values = network(torch.as_tensor(obs, device=device),
@@ -202,11 +202,6 @@ def seat_advantages(steps: list[dict], num_players: int, gamma: float,
                  rewards.reshape(rounds, -1), np.repeat(dones, num_players, axis=1), gamma, gae_lambda)
     advantages = np.where(by_seat, spread.reshape(rounds, slots, num_players), 0.0).sum(axis=2)
     return advantages.astype(np.float32), values, recorded.nonzero()
-
-
-def needs_hidden(network: torch.nn.Module) -> bool:
-    """True when training reads what the observations hide: a privileged critic or a hand head."""
-    return network.reads_hidden
 
 
 def merge(batches: list[Batch]) -> Batch:
