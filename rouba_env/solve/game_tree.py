@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numba
 import numpy as np
 
 from rouba_env.batched.game import VectorGame
@@ -129,7 +130,13 @@ class GameTree:
         self._build(max_histories, progress)
 
     def _build(self, max_histories: int, progress: Callable[[int], None] | None) -> None:
-        """Every layer in one batched call of the rules core: the deals, then each layer's children."""
+        """Every layer in one batched call of the rules core: the deals, then each layer's children.
+
+        Each node carries the number of its public history (the table first laid and the moves so far)
+        within its layer; an information set is a (public history, seat, hand) triple, numbered in the
+        order the layer first meets it. Every step is an array pass, so the cost per history is a few
+        numpy operations, not a Python loop.
+        """
         rules = self.rules
         codes: dict[int, list[int]] = {}
         for card in rules.unshuffled_deck():
@@ -144,76 +151,84 @@ class GameTree:
             decks.append(deck)
         game = VectorGame(rules, len(decks), auto_reset=False, reward=self.reward)
         game.deal_decks(np.arange(len(decks)), decks)
-        ranks = np.arange(NUM_RANK_SLOTS)
-        tables = [tuple(np.repeat(ranks, row).tolist()) for row in game.arrays.table]
-        # A node is slot i of `game`, with its deal's first table and its action history.
-        node_table: list[tuple[int, ...]] = tables
-        node_history: list[tuple[int, ...]] = [()] * len(decks)
-        keys: dict[tuple, int] = {}
-        self.infoset_keys = []
-        """Per information set: (seat, ranks held, ranks first laid on the table, action indices so far)."""
-        seats: list[int] = []
-        sizes: list[int] = []
-        starts: list[int] = []
-        slot_actions: list[int] = []
+        self._first_tables = game.arrays.table[: len(decks)].copy()
+        public = first_occurrence_ids(self._first_tables)
+        seats, sizes, hands, layers_of, representatives = [], [], [], [], []
+        slot_actions: list[np.ndarray] = []
         observations: list[np.ndarray] = []
         masks: list[np.ndarray] = []
-        layers_of: list[int] = []
         self.layers: list[Layer] = []
-        histories = 0
+        histories = infosets = slots = 0
         while True:
-            n = len(node_history)
+            n = len(public)
             histories += n
             if histories > max_histories:
                 raise ValueError(f"the game tree of these rules has more than {max_histories:,} histories; "
                                  f"use a smaller deck (rules mini or small)")
-            seat = game.current[:n].copy()
-            live = seat >= 0
-            utility = np.where(live[:, None], 0.0, game.rewards[:n])
-            infoset = np.full(n, NO_INFOSET, np.int64)
+            seat = game.current[:n].astype(np.int64)
+            live = np.flatnonzero(seat >= 0)
+            utility = np.where((seat >= 0)[:, None], 0.0, game.rewards[:n])
             parents, actions = np.nonzero(game.mask[:n])
             num_children = np.bincount(parents, minlength=n).astype(np.int64)
-            hands = game.arrays.hands
-            child_slot: list[int] = []
-            for i in np.flatnonzero(live).tolist():
-                mover = int(seat[i])
-                held = hands[i, mover]
-                key = (mover, held.tobytes(), node_table[i], node_history[i])
-                index = keys.get(key)
-                if index is None:
-                    index = keys[key] = len(seats)
-                    legal = np.flatnonzero(game.mask[i]).tolist()
-                    self.infoset_keys.append((mover, tuple(np.repeat(ranks, held).tolist()), node_table[i],
-                                              node_history[i]))
-                    seats.append(mover)
-                    sizes.append(len(legal))
-                    starts.append(len(slot_actions))
-                    slot_actions.extend(legal)
-                    observations.append(game.obs[i].copy())
-                    masks.append(game.mask[i].copy())
-                    layers_of.append(len(self.layers))
-                infoset[i] = index
-                child_slot.extend(range(starts[index], starts[index] + int(num_children[i])))
+            held = game.arrays.hands[live, seat[live]]
+            key = np.stack([public[live], seat[live]], axis=1)
+            local, first = first_occurrence_ids(np.concatenate([key, held.astype(np.int64)], axis=1),
+                                                return_first=True)
+            infoset = np.full(n, NO_INFOSET, np.int64)
+            infoset[live] = infosets + local
+            new_nodes = live[first]
+            new_sizes = num_children[new_nodes]
+            starts = slots + np.concatenate([[0], np.cumsum(new_sizes)[:-1]]).astype(np.int64)
+            seats.append(seat[new_nodes])
+            sizes.append(new_sizes)
+            hands.append(held[first])
+            layers_of.append(np.full(len(new_nodes), len(self.layers), np.int64))
+            representatives.append(new_nodes)
+            slot_actions.append(np.nonzero(game.mask[new_nodes])[1].astype(np.int64))
+            observations.append(game.obs[new_nodes].copy())
+            masks.append(game.mask[new_nodes].astype(bool))
+            # Each node's children take its information set's slots, in the order of its legal actions.
+            slot_of_node = np.zeros(n, np.int64)
+            slot_of_node[live] = starts[local]
+            child_slot = np.repeat(slot_of_node, num_children) + (
+                np.arange(len(parents)) - np.repeat(np.cumsum(num_children) - num_children, num_children))
             first_child = np.concatenate([[0], np.cumsum(num_children)[:-1]]).astype(np.int64)
-            self.layers.append(Layer(seat.astype(np.int64), infoset, first_child, num_children, utility,
-                                     np.array(child_slot, np.int64)))
+            self.layers.append(Layer(seat, infoset, first_child, num_children, utility, child_slot))
+            infosets += len(new_nodes)
+            slots += int(new_sizes.sum())
             if progress is not None:
                 progress(n)
             if not len(parents):
                 break
+            public = first_occurrence_ids(np.stack([public[parents], actions.astype(np.int64)], axis=1))
             game = game.children(parents, actions)
-            node_table = [node_table[parent] for parent in parents.tolist()]
-            node_history = [node_history[parent] + (action,) for parent, action in zip(parents.tolist(),
-                                                                                       actions.tolist())]
         self.num_histories = histories
-        self.infoset_seat = np.array(seats, np.int64)
-        self.infoset_size = np.array(sizes, np.int64)
-        self.infoset_layer = np.array(layers_of, np.int64)
-        self.slot_start = np.array(starts, np.int64)
-        self.slot_action = np.array(slot_actions, np.int64)
-        self.slot_infoset = np.repeat(np.arange(len(seats)), self.infoset_size)
-        self.observations = np.array(observations, np.float32).reshape(len(seats), self.encoder.size)
-        self.masks = np.array(masks, bool).reshape(len(seats), self.actions.size)
+        self.infoset_seat = np.concatenate(seats)
+        self.infoset_size = np.concatenate(sizes)
+        self.infoset_layer = np.concatenate(layers_of)
+        self._infoset_hand = np.concatenate(hands)
+        self._infoset_node = np.concatenate(representatives)
+        self.slot_start = np.concatenate([[0], np.cumsum(self.infoset_size)[:-1]]).astype(np.int64)
+        self.slot_action = np.concatenate(slot_actions)
+        self.slot_infoset = np.repeat(np.arange(infosets), self.infoset_size)
+        self.observations = np.concatenate(observations).reshape(infosets, self.encoder.size)
+        self.masks = np.concatenate(masks).reshape(infosets, self.actions.size)
+
+    @property
+    def infoset_keys(self) -> list[tuple]:
+        """Per information set: (seat, ranks held, ranks first laid on the table, action indices so far),
+        read back from one of its histories."""
+        ranks = np.arange(NUM_RANK_SLOTS)
+        keys = []
+        for infoset in range(self.num_infosets):
+            depth, node = int(self.infoset_layer[infoset]), int(self._infoset_node[infoset])
+            history = []
+            for layer in reversed(self.layers[:depth]):
+                history.append(int(self.slot_action[layer.child_slot[node]]))
+                node = int(layer.parent_of_child[node])
+            keys.append((int(self.infoset_seat[infoset]), tuple(np.repeat(ranks, self._infoset_hand[infoset]).tolist()),
+                         tuple(np.repeat(ranks, self._first_tables[node]).tolist()), tuple(reversed(history))))
+        return keys
 
     @property
     def num_infosets(self) -> int:
@@ -233,6 +248,52 @@ class GameTree:
                 "information_sets": self.num_infosets,
                 "information_sets_per_seat": np.bincount(self.infoset_seat, minlength=self.num_players).tolist(),
                 "layers": len(self.layers)}
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_occurrence_ids(rows, ids, first):
+    """Fill ``ids[i]`` with row ``i``'s number among the distinct rows of int64[N, k] (in order of first
+    occurrence) and ``first[j]`` with distinct row ``j``'s first index; return the number of distinct rows.
+    An open-addressing hash table of row indices, every hit compared in full."""
+    n, width = rows.shape
+    capacity = 1
+    while capacity < 2 * n:
+        capacity *= 2
+    table = np.full(capacity, -1, np.int64)
+    distinct = 0
+    for i in range(n):
+        value = np.uint64(0xCBF29CE484222325)
+        for c in range(width):
+            value = (value ^ np.uint64(rows[i, c])) * np.uint64(0x100000001B3)
+        bucket = np.int64(value & np.uint64(capacity - 1))
+        while True:
+            j = table[bucket]
+            if j < 0:
+                table[bucket] = distinct
+                first[distinct] = i
+                ids[i] = distinct
+                distinct += 1
+                break
+            same = True
+            for c in range(width):
+                if rows[first[j], c] != rows[i, c]:
+                    same = False
+                    break
+            if same:
+                ids[i] = j
+                break
+            bucket = (bucket + 1) & (capacity - 1)
+    return distinct
+
+
+def first_occurrence_ids(rows: np.ndarray, return_first: bool = False):
+    """int64[N]: each row's number among the distinct rows of ``rows`` (integers [N, k]), numbered in the
+    order they first occur; with ``return_first``, also the index of each distinct row's first occurrence."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    ids = np.empty(len(rows), np.int64)
+    first = np.empty(len(rows), np.int64)
+    distinct = _first_occurrence_ids(rows, ids, first)
+    return (ids, first[:distinct]) if return_first else ids
 
 
 QUICK_HISTORIES = 500_000
