@@ -34,6 +34,9 @@ MAX_DEALS = 100_000
 MAX_HISTORIES = 5_000_000
 """Nodes a tree may hold before building stops (a clear error, not an exhausted memory)."""
 NO_INFOSET = -1
+NODES_AT_ONCE = 1 << 16
+"""Positions expanded in one call of the rules core: the tree is built depth first in pieces of this many
+nodes, so the positions held at once stay bounded whatever the tree's size."""
 
 
 def check_solvable(rules: RulesConfig, max_deals: int = MAX_DEALS) -> int:
@@ -130,12 +133,14 @@ class GameTree:
         self._build(max_histories, progress)
 
     def _build(self, max_histories: int, progress: Callable[[int], None] | None) -> None:
-        """Every layer in one batched call of the rules core: the deals, then each layer's children.
+        """Every history, expanded depth first a piece at a time on the rules core; see `_expand`.
 
         Each node carries the number of its public history (the table first laid and the moves so far)
         within its layer; an information set is a (public history, seat, hand) triple, numbered in the
-        order the layer first meets it. Every step is an array pass, so the cost per history is a few
-        numpy operations, not a Python loop.
+        order its layer first meets it. A layer's nodes are in the order of their parents, so a piece of
+        a layer and all of its descendants are contiguous in every deeper layer: expanding the pieces
+        one after another, depth first, lays every layer out as a whole-layer expansion would, with at
+        most `NODES_AT_ONCE` positions held per depth.
         """
         rules = self.rules
         codes: dict[int, list[int]] = {}
@@ -149,70 +154,109 @@ class GameTree:
                 deck.append(codes[rank][used[rank]])
                 used[rank] += 1
             decks.append(deck)
-        game = VectorGame(rules, len(decks), auto_reset=False, reward=self.reward)
-        game.deal_decks(np.arange(len(decks)), decks)
-        self._first_tables = game.arrays.table[: len(decks)].copy()
-        public = first_occurrence_ids(self._first_tables)
-        seats, sizes, hands, layers_of, representatives = [], [], [], [], []
-        slot_actions: list[np.ndarray] = []
-        observations: list[np.ndarray] = []
-        masks: list[np.ndarray] = []
-        self.layers: list[Layer] = []
-        histories = infosets = slots = 0
-        while True:
-            n = len(public)
-            histories += n
-            if histories > max_histories:
-                raise ValueError(f"the game tree of these rules has more than {max_histories:,} histories; "
-                                 f"use a smaller deck (rules mini or small)")
-            seat = game.current[:n].astype(np.int64)
-            live = np.flatnonzero(seat >= 0)
-            utility = np.where((seat >= 0)[:, None], 0.0, game.rewards[:n])
-            parents, actions = np.nonzero(game.mask[:n])
-            num_children = np.bincount(parents, minlength=n).astype(np.int64)
-            held = game.arrays.hands[live, seat[live]]
-            key = np.stack([public[live], seat[live]], axis=1)
-            local, first = first_occurrence_ids(np.concatenate([key, held.astype(np.int64)], axis=1),
-                                                return_first=True)
-            infoset = np.full(n, NO_INFOSET, np.int64)
-            infoset[live] = infosets + local
-            new_nodes = live[first]
-            new_sizes = num_children[new_nodes]
-            starts = slots + np.concatenate([[0], np.cumsum(new_sizes)[:-1]]).astype(np.int64)
-            seats.append(seat[new_nodes])
-            sizes.append(new_sizes)
-            hands.append(held[first])
-            layers_of.append(np.full(len(new_nodes), len(self.layers), np.int64))
-            representatives.append(new_nodes)
-            slot_actions.append(np.nonzero(game.mask[new_nodes])[1].astype(np.int64))
-            observations.append(game.obs[new_nodes].copy())
-            masks.append(game.mask[new_nodes].astype(bool))
-            # Each node's children take its information set's slots, in the order of its legal actions.
-            slot_of_node = np.zeros(n, np.int64)
-            slot_of_node[live] = starts[local]
-            child_slot = np.repeat(slot_of_node, num_children) + (
-                np.arange(len(parents)) - np.repeat(np.cumsum(num_children) - num_children, num_children))
-            first_child = np.concatenate([[0], np.cumsum(num_children)[:-1]]).astype(np.int64)
-            self.layers.append(Layer(seat, infoset, first_child, num_children, utility, child_slot))
-            infosets += len(new_nodes)
-            slots += int(new_sizes.sum())
-            if progress is not None:
-                progress(n)
-            if not len(parents):
-                break
-            public = first_occurrence_ids(np.stack([public[parents], actions.astype(np.int64)], axis=1))
-            game = game.children(parents, actions)
-        self.num_histories = histories
-        self.infoset_seat = np.concatenate(seats)
-        self.infoset_size = np.concatenate(sizes)
-        self.infoset_layer = np.concatenate(layers_of)
-        self._infoset_hand = np.concatenate(hands)
-        self._infoset_node = np.concatenate(representatives)
+        self._max_histories, self._progress, self.num_histories = max_histories, progress, 0
+        self._parts: list[dict[str, list[np.ndarray]]] = []
+        self._public_numbers: list[RowNumbering] = []
+        self._infoset_numbers: list[RowNumbering] = []
+        tables = []
+        for first in range(0, len(decks), NODES_AT_ONCE):
+            piece = decks[first:first + NODES_AT_ONCE]
+            game = VectorGame(rules, len(piece), auto_reset=False, reward=self.reward)
+            game.deal_decks(np.arange(len(piece)), piece)
+            tables.append(game.arrays.table[: len(piece)].copy())
+            self._expand(game, len(piece), tables[-1].astype(np.int64), 0)
+        self._first_tables = np.concatenate(tables)
+        self._assemble()
+
+    def _numbering(self, depth: int) -> tuple[RowNumbering, RowNumbering]:
+        if depth == len(self._parts):
+            self._parts.append({name: [] for name in ("seat", "infoset", "num_children", "utility", "new_seat",
+                                                      "new_size", "new_hand", "new_node", "new_actions",
+                                                      "new_obs", "new_mask")})
+            self._public_numbers.append(RowNumbering(2 if depth else NUM_RANK_SLOTS))
+            self._infoset_numbers.append(RowNumbering(2 + NUM_RANK_SLOTS))
+        return self._public_numbers[depth], self._infoset_numbers[depth]
+
+    def _expand(self, game: VectorGame, n: int, public_rows: np.ndarray, depth: int) -> None:
+        """Record the ``n`` nodes of ``game`` (a piece of layer ``depth``, its public histories' rows), then
+        expand their children, `NODES_AT_ONCE` at a time and each piece to the end before the next."""
+        self.num_histories += n
+        if self.num_histories > self._max_histories:
+            raise ValueError(f"the game tree of these rules has more than {self._max_histories:,} histories; "
+                             f"use a smaller deck (rules mini or small)")
+        publics, infosets = self._numbering(depth)
+        parts = self._parts[depth]
+        offset = sum(len(seat) for seat in parts["seat"])  # this piece's first node in its layer
+        public = publics(public_rows)
+        seat = game.current[:n].astype(np.int64)
+        live = np.flatnonzero(seat >= 0)
+        parents, actions = np.nonzero(game.mask[:n])
+        num_children = np.bincount(parents, minlength=n).astype(np.int64)
+        held = game.arrays.hands[live, seat[live]].astype(np.int64)
+        known = infosets.count
+        local = infosets(np.concatenate([public[live, None], seat[live, None], held], axis=1))
+        infoset = np.full(n, NO_INFOSET, np.int64)
+        infoset[live] = local
+        new = np.flatnonzero(local >= known)
+        new = new[np.unique(local[new], return_index=True)[1]]  # each new information set's first node
+        new_nodes = live[new]
+        parts["seat"].append(seat)
+        parts["infoset"].append(infoset)
+        parts["num_children"].append(num_children)
+        parts["utility"].append(np.where((seat >= 0)[:, None], 0.0, game.rewards[:n]))
+        parts["new_seat"].append(seat[new_nodes])
+        parts["new_size"].append(num_children[new_nodes])
+        parts["new_hand"].append(held[new].astype(np.int8))
+        parts["new_node"].append(offset + new_nodes)
+        parts["new_actions"].append(np.nonzero(game.mask[new_nodes])[1].astype(np.int64))
+        parts["new_obs"].append(game.obs[new_nodes].copy())
+        parts["new_mask"].append(game.mask[new_nodes].astype(bool))
+        if self._progress is not None:
+            self._progress(n)
+        if not len(parents):
+            return
+        child_public = np.stack([public[parents], actions.astype(np.int64)], axis=1)
+        for start in range(0, len(parents), NODES_AT_ONCE):
+            piece = slice(start, start + NODES_AT_ONCE)
+            child = game.children(parents[piece], actions[piece])
+            self._expand(child, len(child_public[piece]), child_public[piece], depth + 1)
+
+    def _assemble(self) -> None:
+        """The layers and the information sets' arrays from the recorded pieces: information set numbers
+        made global (layer by layer), each node's children given its information set's slots."""
+        parts = self._parts
+        counts = [numbering.count for numbering in self._infoset_numbers]
+        base = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+
+        def joined(name: str, depth: int) -> np.ndarray:
+            return np.concatenate(parts[depth][name])
+
+        self.infoset_seat = np.concatenate([joined("new_seat", d) for d in range(len(parts))])
+        self.infoset_size = np.concatenate([joined("new_size", d) for d in range(len(parts))])
+        self.infoset_layer = np.repeat(np.arange(len(parts)), counts).astype(np.int64)
+        self._infoset_hand = np.concatenate([joined("new_hand", d) for d in range(len(parts))])
+        self._infoset_node = np.concatenate([joined("new_node", d) for d in range(len(parts))])
         self.slot_start = np.concatenate([[0], np.cumsum(self.infoset_size)[:-1]]).astype(np.int64)
-        self.slot_action = np.concatenate(slot_actions)
-        self.slot_infoset = np.repeat(np.arange(infosets), self.infoset_size)
-        self.observations = np.concatenate(observations).reshape(infosets, self.encoder.size)
-        self.masks = np.concatenate(masks).reshape(infosets, self.actions.size)
+        self.slot_action = np.concatenate([joined("new_actions", d) for d in range(len(parts))])
+        self.slot_infoset = np.repeat(np.arange(len(self.infoset_seat)), self.infoset_size)
+        self.observations = np.concatenate([joined("new_obs", d) for d in range(len(parts))]).reshape(
+            -1, self.encoder.size)
+        self.masks = np.concatenate([joined("new_mask", d) for d in range(len(parts))]).reshape(
+            -1, self.actions.size)
+        self.layers = []
+        for depth in range(len(parts)):
+            seat, infoset = joined("seat", depth), joined("infoset", depth)
+            num_children = joined("num_children", depth)
+            live = infoset >= 0
+            infoset[live] += base[depth]
+            slot_of_node = np.zeros(len(seat), np.int64)
+            slot_of_node[live] = self.slot_start[infoset[live]]
+            first_child = np.concatenate([[0], np.cumsum(num_children)[:-1]]).astype(np.int64)
+            child_slot = np.repeat(slot_of_node, num_children) + (
+                np.arange(int(num_children.sum())) - np.repeat(first_child, num_children))
+            self.layers.append(Layer(seat, infoset, first_child, num_children, joined("utility", depth), child_slot))
+            parts[depth].clear()
+        del self._parts, self._public_numbers, self._infoset_numbers, self._progress
 
     @property
     def infoset_keys(self) -> list[tuple]:
@@ -251,49 +295,77 @@ class GameTree:
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_occurrence_ids(rows, ids, first):
-    """Fill ``ids[i]`` with row ``i``'s number among the distinct rows of int64[N, k] (in order of first
-    occurrence) and ``first[j]`` with distinct row ``j``'s first index; return the number of distinct rows.
-    An open-addressing hash table of row indices, every hit compared in full."""
-    n, width = rows.shape
-    capacity = 1
-    while capacity < 2 * n:
-        capacity *= 2
-    table = np.full(capacity, -1, np.int64)
-    distinct = 0
-    for i in range(n):
-        value = np.uint64(0xCBF29CE484222325)
-        for c in range(width):
-            value = (value ^ np.uint64(rows[i, c])) * np.uint64(0x100000001B3)
-        bucket = np.int64(value & np.uint64(capacity - 1))
+def _row_hash(rows, i):
+    value = np.uint64(0xCBF29CE484222325)
+    for c in range(rows.shape[1]):
+        value = (value ^ np.uint64(rows[i, c])) * np.uint64(0x100000001B3)
+    return value
+
+
+@numba.njit(cache=True, nogil=True)
+def _number_rows(rows, table, known, count, ids):
+    """Number each row of int64[N, k] by the distinct rows met so far (``known[:count]``, a new one
+    appended with the next number); an open-addressing ``table`` of numbers, every hit compared in
+    full. Returns the new count."""
+    mask = np.uint64(table.shape[0] - 1)
+    for i in range(rows.shape[0]):
+        bucket = _row_hash(rows, i) & mask
         while True:
             j = table[bucket]
             if j < 0:
-                table[bucket] = distinct
-                first[distinct] = i
-                ids[i] = distinct
-                distinct += 1
+                known[count] = rows[i]
+                table[bucket] = count
+                ids[i] = count
+                count += 1
                 break
             same = True
-            for c in range(width):
-                if rows[first[j], c] != rows[i, c]:
+            for c in range(rows.shape[1]):
+                if known[j, c] != rows[i, c]:
                     same = False
                     break
             if same:
                 ids[i] = j
                 break
-            bucket = (bucket + 1) & (capacity - 1)
-    return distinct
+            bucket = (bucket + np.uint64(1)) & mask
+    return count
 
 
-def first_occurrence_ids(rows: np.ndarray, return_first: bool = False):
-    """int64[N]: each row's number among the distinct rows of ``rows`` (integers [N, k]), numbered in the
-    order they first occur; with ``return_first``, also the index of each distinct row's first occurrence."""
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    ids = np.empty(len(rows), np.int64)
-    first = np.empty(len(rows), np.int64)
-    distinct = _first_occurrence_ids(rows, ids, first)
-    return (ids, first[:distinct]) if return_first else ids
+@numba.njit(cache=True, nogil=True)
+def _rehash(known, count, table):
+    mask = np.uint64(table.shape[0] - 1)
+    for j in range(count):
+        bucket = _row_hash(known, j) & mask
+        while table[bucket] >= 0:
+            bucket = (bucket + np.uint64(1)) & mask
+        table[bucket] = j
+
+
+class RowNumbering:
+    """Numbers integer rows by the order they are first met, over many calls: the information sets and
+    public histories of one layer, met a piece of the layer at a time."""
+
+    def __init__(self, width: int):
+        self.known = np.empty((1024, width), np.int64)
+        self.table = np.full(2048, -1, np.int64)
+        self.count = 0
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        """int64[N]: each row's number (a row not met before gets the next one)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        needed = self.count + len(rows)
+        if needed > len(self.known):
+            grown = np.empty((max(needed, 2 * len(self.known)), self.known.shape[1]), np.int64)
+            grown[: self.count] = self.known[: self.count]
+            self.known = grown
+        if 2 * needed > len(self.table):
+            size = len(self.table)
+            while size < 2 * needed:
+                size *= 2
+            self.table = np.full(size, -1, np.int64)
+            _rehash(self.known, self.count, self.table)
+        ids = np.empty(len(rows), np.int64)
+        self.count = _number_rows(rows, self.table, self.known, self.count, ids)
+        return ids
 
 
 QUICK_HISTORIES = 500_000

@@ -81,3 +81,21 @@ def test_the_size_is_estimated_before_building():
     with pytest.raises(ValueError, match=r"about 1\.\de\+07 histories \(estimated from 1024 random games\), more "
                                          r"than the 5,000,000"):
         GameTree(RulesConfig(ranks=3, suits=4))
+
+
+@pytest.mark.parametrize("rules", [preset("mini"), preset("small")], ids=["mini", "small"])
+def test_a_tree_built_in_small_pieces_is_the_tree_built_at_once(rules, monkeypatch):
+    """Depth first, a few nodes at a time, the layers, information sets and slots come out the same."""
+    import rouba_env.solve.game_tree as game_tree
+
+    whole = GameTree(rules)
+    monkeypatch.setattr(game_tree, "NODES_AT_ONCE", 7)
+    pieces = GameTree(rules)
+    for name in ("infoset_seat", "infoset_size", "infoset_layer", "slot_start", "slot_action", "observations",
+                 "masks"):
+        assert np.array_equal(getattr(whole, name), getattr(pieces, name)), name
+    assert pieces.num_histories == whole.num_histories and len(pieces.layers) == len(whole.layers)
+    for a, b in zip(whole.layers, pieces.layers):
+        for name in ("seat", "infoset", "first_child", "num_children", "utility", "child_slot"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert pieces.infoset_keys == whole.infoset_keys
