@@ -162,12 +162,15 @@ PRESET_FIELDS: dict[str, dict] = {
     "free_discard": {"must_capture": False},
     "mini": {"ranks": 2, "suits": 4, "hand_size": 2, "table_cards": 2},
     "small": {"ranks": 3, "suits": 3, "hand_size": 2, "table_cards": 1},
+    "medium": {"ranks": 4, "suits": 3, "hand_size": 2, "table_cards": 2},
 }
-"""Named rule sets: the rules page (`standard`), one per variant, and two small decks for research.
+"""Named rule sets: the rules page (`standard`), one per variant, and three small decks for research.
 
-``mini`` (2 ranks x 4 suits: 8 cards, hands of 2, 2 table cards; a second deal of one card each) and
-``small`` (3 ranks x 3 suits: 9 cards, hands of 2, 1 table card; two deals of two) keep the rules page's play and are small enough to solve
-exactly at 2 players (`rouba_env.solve.exploitability`); larger tables need more decks.
+``mini`` (2 ranks x 4 suits: 8 cards, hands of 2, 2 table cards; a second deal of one card each),
+``small`` (3 ranks x 3 suits: 9 cards, hands of 2, 1 table card; two deals of two) and ``medium`` (4 ranks
+x 3 suits: 12 cards, hands of 2, 2 table cards; deals of two, two, then one) keep the rules page's play and
+are small enough to solve exactly at 2 players (`rouba_env.solve.exploitability`); larger tables need more
+decks.
 """
 
 

@@ -29,10 +29,11 @@ from rouba_env.rules.cards import distinct_orders, rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.core import RANK_SLOTS as NUM_RANK_SLOTS
 
-MAX_DEALS = 100_000
-"""Distinct deck orders a tree may hold: ``small`` has 2,520; the standard deck has about 10^48."""
-MAX_HISTORIES = 5_000_000
-"""Nodes a tree may hold before building stops (a clear error, not an exhausted memory)."""
+MAX_DEALS = 1_000_000
+"""Distinct deck orders a tree may hold: ``medium`` has 369,600; the standard deck has about 10^48."""
+MAX_HISTORIES = 40_000_000
+"""Nodes a tree may hold before building stops (a clear error, not an exhausted memory): ``medium`` has
+27,255,360, built in about 3.5 GB."""
 NO_INFOSET = -1
 NODES_AT_ONCE = 1 << 16
 """Positions expanded in one call of the rules core: the tree is built depth first in pieces of this many
@@ -44,7 +45,7 @@ def check_solvable(rules: RulesConfig, max_deals: int = MAX_DEALS) -> int:
     orders = distinct_orders(Counter(rank_of(card) for card in rules.unshuffled_deck()))
     if orders > max_deals:
         raise ValueError(f"these rules deal {orders:.3g} distinct deck orders, more than the {max_deals:,} an exact "
-                         f"solution can hold; use a small deck (rules mini or small, or fewer ranks and suits)")
+                         f"solution can hold; use a small deck (rules mini, small or medium, or fewer ranks and suits)")
     return orders
 
 
@@ -81,17 +82,18 @@ class Layer:
     """The nodes ``depth`` moves into every deal; node ``i``'s children are ``first_child[i]`` onwards in the next layer."""
 
     seat: np.ndarray
-    """int64[N]: the seat to act, or -1 at a terminal node."""
+    """int8[N]: the seat to act, or -1 at a terminal node."""
     infoset: np.ndarray
-    """int64[N]: the acting seat's information set, or `NO_INFOSET` at a terminal node."""
+    """int32[N]: the acting seat's information set, or `NO_INFOSET` at a terminal node."""
     first_child: np.ndarray
     """int64[N]: index of the first child in the next layer (children follow in the infoset's action order)."""
     num_children: np.ndarray
-    """int64[N]: legal moves (0 at a terminal node)."""
+    """int16[N]: legal moves (0 at a terminal node)."""
     utility: np.ndarray
-    """float64[N, n]: every seat's final reward at a terminal node (zero elsewhere)."""
+    """float64[N, n]: every seat's final reward at a terminal node (zero elsewhere; a read-only view of one
+    row of zeros where the layer has no terminal node)."""
     child_slot: np.ndarray
-    """int64[M]: for each node of the next layer, the strategy slot of the move that leads to it."""
+    """int32[M]: for each node of the next layer, the strategy slot of the move that leads to it."""
 
     @property
     def size(self) -> int:
@@ -99,9 +101,9 @@ class Layer:
 
     @property
     def parent_of_child(self) -> np.ndarray:
-        """int64[M]: for each node of the next layer, its parent's index here."""
+        """int32[M]: for each node of the next layer, its parent's index here."""
         if self._parents is None:
-            self._parents = np.repeat(np.arange(self.size), self.num_children)
+            self._parents = np.repeat(np.arange(self.size, dtype=np.int32), self.num_children)
         return self._parents
 
     _parents: np.ndarray | None = field(default=None, init=False, repr=False)
@@ -126,7 +128,7 @@ class GameTree:
         if estimate > ESTIMATE_MARGIN * max_histories:
             raise ValueError(f"the game tree of these rules has about {estimate:.2g} histories (estimated from "
                              f"{ESTIMATE_GAMES} random games), more than the {max_histories:,} it may hold; use a "
-                             f"smaller deck (rules mini or small)")
+                             f"smaller deck (rules mini, small or medium)")
         self.deal_probability = 1.0 / self.num_deals
         self.actions = ActionEncoding(rules)
         self.encoder = ObservationEncoder(rules)
@@ -183,7 +185,7 @@ class GameTree:
         self.num_histories += n
         if self.num_histories > self._max_histories:
             raise ValueError(f"the game tree of these rules has more than {self._max_histories:,} histories; "
-                             f"use a smaller deck (rules mini or small)")
+                             f"use a smaller deck (rules mini, small or medium)")
         publics, infosets = self._numbering(depth)
         parts = self._parts[depth]
         offset = sum(len(seat) for seat in parts["seat"])  # this piece's first node in its layer
@@ -200,10 +202,11 @@ class GameTree:
         new = np.flatnonzero(local >= known)
         new = new[np.unique(local[new], return_index=True)[1]]  # each new information set's first node
         new_nodes = live[new]
-        parts["seat"].append(seat)
-        parts["infoset"].append(infoset)
-        parts["num_children"].append(num_children)
-        parts["utility"].append(np.where((seat >= 0)[:, None], 0.0, game.rewards[:n]))
+        parts["seat"].append(seat.astype(np.int8))
+        parts["infoset"].append(infoset.astype(np.int32))
+        parts["num_children"].append(num_children.astype(np.int16))
+        ended = seat < 0
+        parts["utility"].append(np.where(ended[:, None], game.rewards[:n], 0.0) if ended.any() else None)
         parts["new_seat"].append(seat[new_nodes])
         parts["new_size"].append(num_children[new_nodes])
         parts["new_hand"].append(held[new].astype(np.int8))
@@ -249,12 +252,19 @@ class GameTree:
             num_children = joined("num_children", depth)
             live = infoset >= 0
             infoset[live] += base[depth]
-            slot_of_node = np.zeros(len(seat), np.int64)
+            slot_of_node = np.zeros(len(seat), np.int32)
             slot_of_node[live] = self.slot_start[infoset[live]]
-            first_child = np.concatenate([[0], np.cumsum(num_children)[:-1]]).astype(np.int64)
-            child_slot = np.repeat(slot_of_node, num_children) + (
-                np.arange(int(num_children.sum())) - np.repeat(first_child, num_children))
-            self.layers.append(Layer(seat, infoset, first_child, num_children, joined("utility", depth), child_slot))
+            first_child = np.concatenate([[0], np.cumsum(num_children, dtype=np.int64)[:-1]]).astype(np.int64)
+            child_slot = np.repeat(slot_of_node, num_children)
+            child_slot += (np.arange(len(child_slot), dtype=np.int64)
+                           - np.repeat(first_child, num_children)).astype(np.int32)
+            utility = parts[depth]["utility"]
+            if all(piece is None for piece in utility):
+                utility = np.broadcast_to(np.zeros((1, self.num_players)), (len(seat), self.num_players))
+            else:
+                utility = np.concatenate([np.zeros((len(rows), self.num_players)) if piece is None else piece
+                                          for piece, rows in zip(utility, parts[depth]["seat"])])
+            self.layers.append(Layer(seat, infoset, first_child, num_children, utility, child_slot))
             parts[depth].clear()
         del self._parts, self._public_numbers, self._infoset_numbers, self._progress
 

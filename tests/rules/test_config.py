@@ -49,7 +49,7 @@ def test_presets_cover_every_variant():
     assert preset("jokers", num_players=3).num_players == 3
     assert (preset("mini").ranks, preset("mini").suits, preset("mini").total_cards) == (2, 4, 8)
     assert preset("small").total_cards == 9
-    assert len(PRESET_FIELDS) == 9
+    assert len(PRESET_FIELDS) == 10
     with pytest.raises(ValueError, match="unknown rules preset 'nope'"):
         preset("nope")
 

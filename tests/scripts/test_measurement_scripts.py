@@ -120,3 +120,27 @@ def test_the_exploiter_table_lists_every_run_beside_the_exact_value():
     assert "| 0.0741 |" in solved["mini_random"]  # random's exact exploitability on mini, from the run's own file
     runs = {path.parent.name for path in (ROOT / "scripts" / "results" / "abr").glob("*/final_eval.json")}
     assert runs <= {line.split("|")[1].strip() for line in lines if line.startswith("| ")}
+
+
+def test_move_mix_counts_every_move_by_its_kind(tmp_path):
+    out = tmp_path / "mix.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "move_mix.py"), "--rules", "small", "medium",
+                             "--players", "random", "--games", "50", "--json", str(out)],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    assert [row["rules"] for row in rows] == ["small", "medium"]
+    assert [row["moves_per_game"] for row in rows] == [8.0, 10.0], "every card dealt is played once"
+    assert [row["deals_per_game"] for row in rows] == [2.0, 3.0]
+    assert all(abs(sum(row["shares"].values()) - 1) < 1e-12 for row in rows)
+
+
+def test_solver_scale_measures_the_tree_and_cfr(tmp_path):
+    out = tmp_path / "solver.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "solver_scale.py"), "--rules", "mini",
+                             "--cfr", "20", "--json", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["tree"]["information_sets"] == 215
+    assert [point["iterations"] for point in report["cfr"]] == [1, 2, 5, 10, 20]
+    assert report["cfr"][-1]["nash_conv"] < report["cfr"][0]["nash_conv"]

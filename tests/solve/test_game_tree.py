@@ -78,9 +78,9 @@ def test_the_size_is_estimated_before_building():
 
     for rules in (preset("mini"), preset("small")):
         assert abs(estimate_histories(rules) / GameTree(rules).num_histories - 1) < 0.1
-    with pytest.raises(ValueError, match=r"about 1\.\de\+07 histories \(estimated from 1024 random games\), more "
-                                         r"than the 5,000,000"):
-        GameTree(RulesConfig(ranks=3, suits=4))
+    with pytest.raises(ValueError, match=r"about \d\.\de\+08 histories \(estimated from 1024 random games\), more "
+                                         r"than the 40,000,000"):
+        GameTree(RulesConfig(ranks=4, suits=3, hand_size=3, table_cards=0))
 
 
 @pytest.mark.parametrize("rules", [preset("mini"), preset("small")], ids=["mini", "small"])
@@ -99,3 +99,12 @@ def test_a_tree_built_in_small_pieces_is_the_tree_built_at_once(rules, monkeypat
         for name in ("seat", "infoset", "first_child", "num_children", "utility", "child_slot"):
             assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert pieces.infoset_keys == whole.infoset_keys
+
+
+@pytest.mark.slow
+def test_the_medium_tree_has_its_counts():
+    """The research deck between small and the full game: its whole tree (about 40 s and 3.5 GB)."""
+    tree = GameTree(preset("medium"))
+    assert tree.summary() == {"deals": 369_600, "histories": 27_255_360, "information_sets": 674_784,
+                              "information_sets_per_seat": [289_992, 384_792], "layers": 11}
+    assert tree.num_slots == len(tree.slot_action) and tree.observations.shape == (674_784, tree.encoder.size)
