@@ -66,3 +66,40 @@ def values_up(seat, num_children, child_slot, utility, strategy, learner, next_v
                 slot = child_slot[move]
                 instant[slot] += others[node] * (next_values[move] - value)
                 weights[slot] += own[node] * strategy[slot]
+
+
+@numba.njit(cache=True, nogil=True)
+def best_response_up(seat, num_children, child_slot, utility, learner, next_values, others, first_infoset,
+                     end_infoset, infoset_seat, slot_start, infoset_size, action_values, response, values):
+    """One layer of ``learner``'s best response, from the end: each of its information sets in this layer
+    (``first_infoset`` to ``end_infoset``) plays the action whose value, summed over the set's histories by
+    the others' reach, is highest (the first on a tie), written into ``response`` (which holds the others'
+    strategy elsewhere); then ``values``: each node's value for ``learner`` under ``response``."""
+    if end_infoset > first_infoset:
+        low = slot_start[first_infoset]
+        high = slot_start[end_infoset - 1] + infoset_size[end_infoset - 1]
+        action_values[low:high] = 0.0
+    child = 0
+    for node in range(seat.shape[0]):
+        if seat[node] == learner:
+            for move in range(child, child + num_children[node]):
+                action_values[child_slot[move]] += others[node] * next_values[move]
+        child += num_children[node]
+    for infoset in range(first_infoset, end_infoset):
+        if infoset_seat[infoset] != learner:
+            continue
+        start, size = slot_start[infoset], infoset_size[infoset]
+        best = start
+        for slot in range(start + 1, start + size):
+            if action_values[slot] > action_values[best]:
+                best = slot
+        for slot in range(start, start + size):
+            response[slot] = 0.0
+        response[best] = 1.0
+    child = 0
+    for node in range(seat.shape[0]):
+        value = utility[node] if utility.shape[0] else 0.0
+        for _ in range(num_children[node]):
+            value += response[child_slot[child]] * next_values[child]
+            child += 1
+        values[node] = value
