@@ -158,6 +158,8 @@ class GameTree:
             decks.append(deck)
         self._max_histories, self._progress, self.num_histories = max_histories, progress, 0
         self._parts: list[dict[str, list[np.ndarray]]] = []
+        self._utility: list[list[np.ndarray | None]] = []
+        """Per layer, each piece's final rewards (None for a piece with no terminal node)."""
         self._public_numbers: list[RowNumbering] = []
         self._infoset_numbers: list[RowNumbering] = []
         tables = []
@@ -172,9 +174,10 @@ class GameTree:
 
     def _numbering(self, depth: int) -> tuple[RowNumbering, RowNumbering]:
         if depth == len(self._parts):
-            self._parts.append({name: [] for name in ("seat", "infoset", "num_children", "utility", "new_seat",
+            self._parts.append({name: [] for name in ("seat", "infoset", "num_children", "new_seat",
                                                       "new_size", "new_hand", "new_node", "new_actions",
                                                       "new_obs", "new_mask")})
+            self._utility.append([])
             self._public_numbers.append(RowNumbering(2 if depth else NUM_RANK_SLOTS))
             self._infoset_numbers.append(RowNumbering(2 + NUM_RANK_SLOTS))
         return self._public_numbers[depth], self._infoset_numbers[depth]
@@ -206,7 +209,7 @@ class GameTree:
         parts["infoset"].append(infoset.astype(np.int32))
         parts["num_children"].append(num_children.astype(np.int16))
         ended = seat < 0
-        parts["utility"].append(np.where(ended[:, None], game.rewards[:n], 0.0) if ended.any() else None)
+        self._utility[depth].append(np.where(ended[:, None], game.rewards[:n], 0.0) if ended.any() else None)
         parts["new_seat"].append(seat[new_nodes])
         parts["new_size"].append(num_children[new_nodes])
         parts["new_hand"].append(held[new].astype(np.int8))
@@ -258,15 +261,15 @@ class GameTree:
             child_slot = np.repeat(slot_of_node, num_children)
             child_slot += (np.arange(len(child_slot), dtype=np.int64)
                            - np.repeat(first_child, num_children)).astype(np.int32)
-            utility = parts[depth]["utility"]
-            if all(piece is None for piece in utility):
+            pieces = self._utility[depth]
+            if all(piece is None for piece in pieces):
                 utility = np.broadcast_to(np.zeros((1, self.num_players)), (len(seat), self.num_players))
             else:
                 utility = np.concatenate([np.zeros((len(rows), self.num_players)) if piece is None else piece
-                                          for piece, rows in zip(utility, parts[depth]["seat"])])
+                                          for piece, rows in zip(pieces, parts[depth]["seat"])])
             self.layers.append(Layer(seat, infoset, first_child, num_children, utility, child_slot))
             parts[depth].clear()
-        del self._parts, self._public_numbers, self._infoset_numbers, self._progress
+        del self._parts, self._utility, self._public_numbers, self._infoset_numbers, self._progress
 
     @property
     def infoset_keys(self) -> list[tuple]:
