@@ -69,6 +69,26 @@ def values_up(seat, num_children, child_slot, utility, strategy, learner, next_v
 
 
 @numba.njit(cache=True, nogil=True)
+def action_values_up(seat, num_children, child_slot, utility, strategy, learner, next_values, others, values,
+                     totals, reaches):
+    """``values`` as in `values_up`; at ``learner``'s nodes each move's value weighed by the others' reach
+    added to ``totals`` and that reach to ``reaches`` (their ratio is the move's counterfactual action value)."""
+    child = 0
+    for node in range(seat.shape[0]):
+        first = child
+        value = utility[node] if utility.shape[0] else 0.0
+        for _ in range(num_children[node]):
+            value += strategy[child_slot[child]] * next_values[child]
+            child += 1
+        values[node] = value
+        if seat[node] == learner:
+            reach = others[node]
+            for move in range(first, child):
+                totals[child_slot[move]] += reach * next_values[move]
+                reaches[child_slot[move]] += reach
+
+
+@numba.njit(cache=True, nogil=True)
 def best_response_up(seat, num_children, child_slot, utility, learner, next_values, others, first_infoset,
                      end_infoset, infoset_seat, slot_start, infoset_size, action_values, response, values):
     """One layer of ``learner``'s best response, from the end: each of its information sets in this layer

@@ -135,12 +135,15 @@ def test_move_mix_counts_every_move_by_its_kind(tmp_path):
     assert all(abs(sum(row["shares"].values()) - 1) < 1e-12 for row in rows)
 
 
-def test_solver_scale_measures_the_tree_and_cfr(tmp_path):
+def test_solver_scale_measures_the_tree_cfr_and_mmd(tmp_path):
     out = tmp_path / "solver.json"
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "solver_scale.py"), "--rules", "mini",
-                             "--cfr", "20", "--json", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+                             "--cfr", "20", "--mmd", "10", "--json", str(out)], capture_output=True, text=True,
+                            timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(out.read_text())
     assert report["tree"]["information_sets"] == 215
     assert [point["iterations"] for point in report["cfr"]] == [1, 2, 5, 10, 20]
     assert report["cfr"][-1]["nash_conv"] < report["cfr"][0]["nash_conv"]
+    assert [point["iterations"] for point in report["mmd"]] == [1, 2, 5, 10]
+    assert report["mmd"][-1]["nash_conv"] < report["mmd"][0]["nash_conv"]
