@@ -270,7 +270,7 @@ class RoubaMonteState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal card {action}"
-        player = self._seat(player)
+        player = self.checked_player(player)
         return f"p{player} {self.game_.actions.describe(self.engine_state, action)}" \
             if self.engine_state is not None and not engine.is_terminal(self.engine_state) else f"p{player} {action}"
 
@@ -283,7 +283,7 @@ class RoubaMonteState(pyspiel.State):
         return scoring.final_rewards(scoring.ZERO_SUM_REWARD, scoring.scores(self.engine_state),
                                      self.game_.rules.total_cards)
 
-    def _seat(self, player) -> int:
+    def checked_player(self, player) -> int:
         """``player`` checked (a seat 0..n-1; None: the seat to act), the same words on every channel."""
         n = self.game_.rules.num_players
         if player is None:
@@ -308,31 +308,31 @@ class RoubaMonteState(pyspiel.State):
         return "".join(f"{action}\n" for action in self.history())
 
     def information_state_string(self, player: int | None = None) -> str:
-        player = self._seat(player)
+        player = self.checked_player(player)
         # Ranks, not card codes: suits never matter in this game, and a resampled world may swap them.
         hand = sorted(rank_of(card) for card in self.engine_state.hands[player]) if self.engine_state else []
         history = " ".join(f"{seat}:{action}" for seat, action in self.moves)
         return f"seat {player}; hand {hand}; table {list(self.laid)}; moves {history}"
 
     def observation_string(self, player: int | None = None) -> str:
-        player = self._seat(player)
+        player = self.checked_player(player)
         return " ".join(f"{value:g}" for value in self.observation_tensor(player))
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The observation vector, then the ranks first laid and every move so far (`GameSetup.history_block`):
         perfect recall, the tensor form of `information_state_string`, of a size fixed by the rules."""
-        player = self._seat(player)
+        player = self.checked_player(player)
         return self.observation_tensor(player) + self.game_.history_block(self, player).tolist()
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
-        player = self._seat(player)
+        player = self.checked_player(player)
         if self.engine_state is None:
             return [0.0] * self.game_.encoder.size
         return self.game_.encoder.encode(self.engine_state, player).tolist()
 
     def resample_from_infostate(self, player: int, probability_sampler) -> "RoubaMonteState":
         """A state the player cannot tell from this one: the hidden cards drawn again, consistently."""
-        player = self._seat(player)
+        player = self.checked_player(player)
         if self.engine_state is None:
             raise ValueError("resample_from_infostate needs a dealt game: at the chance nodes nobody holds cards yet")
         draw = probability_sampler()
@@ -415,7 +415,7 @@ class RoubaMonteObserver:
                     else self.setup.encoder.hidden(state.engine_state, player)
                 self.dict["private"][:] = hidden[: len(self.dict["private"])]
         if self.perfect_recall:
-            self.dict["history"][:] = self.setup.history_block(state, state._seat(player))
+            self.dict["history"][:] = self.setup.history_block(state, state.checked_player(player))
         pieces = list(self.dict.values())
         if pieces:
             self.tensor[:] = np.concatenate(pieces)
@@ -423,7 +423,7 @@ class RoubaMonteObserver:
     def string_from(self, state: RoubaMonteState, player: int) -> str:
         if self.default:
             return state.information_state_string(player) if self.perfect_recall else state.observation_string(player)
-        player = state._seat(player)
+        player = state.checked_player(player)
         engine_state = state.engine_state
         if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS and engine_state is not None:
             hands = "; ".join(f"hand {seat} {sorted(rank_of(card) for card in hand)}"

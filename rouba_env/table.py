@@ -197,7 +197,7 @@ class Table:
         """The game as a `GameState` naming every card (None before the first deal): a copy for views."""
         if not self._started:
             return None
-        turn = int(self.game.arrays.turn[0])
+        turn = int(self.game.turns[0])
         if self._position_turn != turn:
             self._position = self.game.position(0)
             self._position_turn = turn
@@ -385,4 +385,4 @@ class Table:
         """Cards in each seat's pile now (the final scores once the game is over)."""
         if not self._started:
             raise not_started("reading scores")
-        return self.game.arrays.pile[0].tolist()
+        return self.game.scores()[0].tolist()

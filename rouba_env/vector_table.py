@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 
 OPEN_SEAT = -1
 """Player id of an open seat (played by an outside caller)."""
+GAME_OVER = -2
+"""What `VectorTable.player_to_act` answers for a slot whose game is over (no seat is to act)."""
 BatchMoveHook = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 """``hook(slots, seats, actions)``: told of the legal moves of one round just before they are played."""
 
@@ -170,7 +172,7 @@ class VectorTable:
 
     def seat(self, slots, seats) -> None:
         """Put player ids (or `OPEN_SEAT`) at every seat of ``slots``: ``seats`` is int[len(slots), num_players]."""
-        slots = self.game._as_slots(slots)
+        slots = self.game.as_slots(slots)
         seats = np.asarray(seats)
         if seats.shape != (len(slots), self.num_players) or (seats.size and seats.dtype.kind not in "iu"):
             raise ValueError(f"seats must be integer player ids of shape ({len(slots)}, {self.num_players}), "
@@ -183,7 +185,7 @@ class VectorTable:
 
     def start(self, slots, deal_seeds) -> None:
         """Deal the game of ``deal_seeds[i]`` into slot ``slots[i]`` (the deal of `engine.start_game`)."""
-        slots = self.game._as_slots(slots)
+        slots = self.game.as_slots(slots)
         self.game.deal(slots, deal_seeds)
         self.offender[slots] = NO_SEAT
         self.dealt[slots] = True
@@ -213,10 +215,10 @@ class VectorTable:
         return np.where(self.over, NO_SEAT, self.game.current)
 
     def player_to_act(self) -> np.ndarray:
-        """int64[B]: player id of the seat to act, `OPEN_SEAT` where it is open, -2 where the game is over."""
+        """int64[B]: player id of the seat to act, `OPEN_SEAT` where it is open, `GAME_OVER` where the game is over."""
         current = self.current
         ids = self.seats[self._all, np.maximum(current, 0)]
-        return np.where(current >= 0, ids, -2)
+        return np.where(current >= 0, ids, GAME_OVER)
 
     def observe(self, slots, seats) -> np.ndarray:
         """float32[K, D]: slot ``slots[i]`` seen from seat ``seats[i]`` (final positions too)."""
@@ -227,7 +229,7 @@ class VectorTable:
 
         A slot whose game is still on (or was never dealt) is a ValueError: it has no final reward yet.
         """
-        slots = self.game._as_slots(slots)
+        slots = self.game.as_slots(slots)
         live = slots[~self.over[slots] | ~self.dealt[slots]]
         if live.size:
             raise ValueError(f"slots {live[:10].tolist()} hold games still on (or never dealt): no final rewards yet")
@@ -240,7 +242,7 @@ class VectorTable:
 
     def scores(self, slots) -> np.ndarray:
         """int64[K, n]: cards in each seat's pile (the final scores once a game is over)."""
-        return self.game.scores()[self.game._as_slots(slots)]
+        return self.game.scores()[self.game.as_slots(slots)]
 
     # ------------------------------------------------------------ playing
 
@@ -298,7 +300,7 @@ class VectorTable:
         ended, by a move or by an illegal action (``offender`` tells which).
         """
         game = self.game
-        slots = game._as_slots(slots)
+        slots = game.as_slots(slots)
         actions = np.asarray(actions)
         if actions.shape != slots.shape or (actions.size and actions.dtype.kind not in "iu"):
             raise ValueError(f"actions must be {len(slots)} integer action indices (one per slot), got "
@@ -308,7 +310,7 @@ class VectorTable:
             i = int(np.flatnonzero(to_act != OPEN_SEAT)[0])
             if not self.dealt[slots[i]]:
                 what = "it holds no game yet (seat() and start() it first)"
-            elif to_act[i] == -2:
+            elif to_act[i] == GAME_OVER:
                 what = "its game is over"
             else:
                 what = f"seat {int(game.current[slots[i]])} to act is held by {self.players[to_act[i]]!r}"

@@ -73,8 +73,7 @@ The network's sizes share the checkpoint loader's limits (`MAX_HIDDEN_WIDTH`, `M
 never trains a network that could not be loaded. The bounds keep a run within one machine's memory and time:
 ``num_envs x rollout_steps`` decisions are held at once, and one update runs ``update_epochs`` passes."""
 REMOVED_SETTINGS = {
-    "policy_loss": ("ppo", "the NeuRD policy term lost to PPO's clipped surrogate (TRAINING_TRIES.md, row 30) and "
-                           "is gone: the policy term is PPO's"),
+    "policy_loss": ("ppo", "the NeuRD policy term is gone: the policy term is PPO's clipped surrogate"),
     "neurd_threshold": (6.0, "it set the NeuRD policy term, which is gone: the policy term is PPO's"),
     "neurd_clip": (100.0, "it set the NeuRD policy term, which is gone: the policy term is PPO's"),
     "magnet_interval": (50, "it refreshed the snapshot magnet, which was never run and is gone: --magnet ema (the "
@@ -331,7 +330,7 @@ class NetworkSettings:
         "rank",
         'Network: rank (one token per rank slot, the same weights for every rank, with a context of the '
         'rank-free entries; see rouba_env.players.network.RankNetwork) or mlp (one MLP over the whole '
-        'observation). rank learns more per step (scripts/results/TRAINING_TRIES.md).')
+        'observation).')
     hidden_sizes: tuple[int, ...] = setting(
         (128, 64),
         'For architecture rank, (context width, token width); for mlp, the widths of its hidden layers.')
@@ -339,7 +338,7 @@ class NetworkSettings:
         "shared",
         "Value estimate for PPO: shared (the actor's own value head, from the observation) or privileged "
         "(a critic that also sees every hand and the deck during training; the saved policy is the actor "
-        "alone). See scripts/results/TRAINING_TRIES.md.")
+        "alone).")
 
 
     def __post_init__(self) -> None:
@@ -401,8 +400,7 @@ class TrainConfig:
     entropy bonus, a magnet KL towards the moving average of the network's own weights (the magnet moves,
     so its pull ends at an equilibrium rather than at a smoothed one) and the mirror step (a KL to the
     policy that collected the batch). On ``mini`` a run defaults to smaller updates and a shorter budget
-    (`DECK_DEFAULTS`). The pool recipe of 0.4 (scripted and past opponents) is the shipped config
-    ``pool_2p``. `TrainConfig.of` makes one from flat settings, as a user spells them."""
+    (`DECK_DEFAULTS`). The pool recipe (scripted and past opponents) is the shipped config ``pool_2p``. `TrainConfig.of` makes one from flat settings, as a user spells them."""
 
     run: RunSettings = dataclasses.field(default_factory=RunSettings)
     ppo: PPOSettings = dataclasses.field(default_factory=PPOSettings)

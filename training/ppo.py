@@ -84,16 +84,13 @@ REGULARIZER_STATS = ("magnet_kl", "mirror_kl", "support_kl")
 @dataclass
 class Regularization:
     """This update's KL terms (`rouba_training.regularizers`): their weights and the magnet's network
-    (None: the uniform policy over the legal actions). A weight of 0 leaves its term out."""
+    (None: the uniform policy over the legal actions). A weight of 0 leaves its term out; the trainer
+    passes none at all when every weight is 0."""
 
     magnet_coef: float = 0.0
     mirror_coef: float = 0.0
     magnet: torch.nn.Module | None = None
     support_coef: float = 0.0
-
-    @property
-    def active(self) -> bool:
-        return self.magnet_coef > 0 or self.mirror_coef > 0 or self.support_coef > 0
 
 
 @torch.no_grad()
@@ -131,7 +128,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     minibatches = max(1, round(size / ppo.minibatch_size))
     kl_terms = {}
-    if regularization is not None and regularization.active:
+    if regularization is not None:
         legal = mask.bool()
         kl_terms = dict(
             magnet_coef=regularization.magnet_coef, mirror_coef=regularization.mirror_coef,

@@ -223,13 +223,13 @@ class Trainer:
                               gae_lambda=config.ppo.gae_lambda)
 
     def regularization(self) -> Regularization | None:
-        """This update's KL terms, their weights on their schedules."""
+        """This update's KL terms, their weights on their schedules; None when every weight is 0 now."""
         config, learner = self.config, self.learner
         if config.regularizers.magnet == "none" and config.regularizers.mirror_coef == 0 and config.regularizers.support_coef == 0:
             return None
         progress = self.run_progress.learner_steps / config.run.total_steps
         update = self.run_progress.update
-        return Regularization(
+        terms = Regularization(
             magnet_coef=scheduled(config.regularizers.magnet_schedule, config.regularizers.magnet_coef, progress, update,
                                   power=config.ppo.schedule_power),
             mirror_coef=scheduled(config.regularizers.mirror_schedule, config.regularizers.mirror_coef, progress, update,
@@ -237,6 +237,7 @@ class Trainer:
             magnet=learner.magnet(config.regularizers),
             support_coef=scheduled_until(config.regularizers.support_schedule, config.regularizers.support_coef, progress, update,
                                          config.regularizers.support_until, power=config.ppo.schedule_power))
+        return terms if terms.magnet_coef > 0 or terms.mirror_coef > 0 or terms.support_coef > 0 else None
 
     def update(self) -> dict:
         """Collect a batch and train on it; the update's row of ``metrics.csv``."""

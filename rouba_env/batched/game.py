@@ -33,6 +33,7 @@ import numpy as np
 import rouba_env.batched.kernels as kernels
 from rouba_env.checks import check_flag, check_int
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
+from rouba_env.encoding.masks import sample_legal
 from rouba_env.encoding.observation import ObservationEncoder, observation_params
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
@@ -161,7 +162,7 @@ class VectorGame:
         """
         if not self._started:
             raise RuntimeError("call reset() before step_slots()")
-        slots, acts = self._as_slots(slots), np.asarray(actions)
+        slots, acts = self.as_slots(slots), np.asarray(actions)
         if acts.shape != slots.shape or (acts.size and acts.dtype.kind not in "iu"):
             raise ValueError(f"actions must be {len(slots)} integers (one per slot), got shape {acts.shape}")
         acts = np.ascontiguousarray(acts, dtype=np.int64)  # one compiled signature of the loops
@@ -192,7 +193,7 @@ class VectorGame:
 
         For callers that choose every deal themselves (the batched table); ``deal_seeds`` records them.
         """
-        slots = self._as_slots(slots)
+        slots = self.as_slots(slots)
         seeds = np.asarray(deal_seeds)
         if seeds.shape != slots.shape or (seeds.size and seeds.dtype.kind not in "iu"):
             raise ValueError(f"deal_seeds must be {len(slots)} integers (one per slot), got shape {seeds.shape} "
@@ -210,7 +211,7 @@ class VectorGame:
         """Start the game of each deck ``decks[i]`` (card codes, bottom first, as `engine.deal_from_deck`
         takes them) in slot ``slots[i]``: for callers that choose the deck's order card by card (the game
         tree, OpenSpiel's chance nodes). ``deal_seeds`` are 0 there."""
-        slots = self._as_slots(slots)
+        slots = self.as_slots(slots)
         decks = [list(deck) for deck in decks]
         if len(decks) != len(slots):
             raise ValueError(f"{len(slots)} slots but {len(decks)} decks")
@@ -262,7 +263,7 @@ class VectorGame:
         may be copied more than once): a position kept to look at again, or the root of a search's worlds."""
         if not self._started:
             raise RuntimeError("call reset() (or deal()) before copying slots")
-        slots = self._as_slots(slots, repeats=True)
+        slots = self.as_slots(slots, repeats=True)
         copy = VectorGame(self.config, max(len(slots), 1), max_players=self.max_players, auto_reset=False,
                           reward=self.reward_mode, track_cards=self.track_cards)
         for name in STATE_FIELDS:
@@ -345,7 +346,7 @@ class VectorGame:
         """
         if not self._started:
             raise RuntimeError("call reset() (or deal()) before reading positions")
-        slots = self._as_slots(slots, repeats=True)
+        slots = self.as_slots(slots, repeats=True)
         seats = np.asarray(seats)
         if seats.shape != slots.shape or (seats.size and seats.dtype.kind not in "iu"):
             raise ValueError(f"seats must be {len(slots)} integer seats (one per slot), got shape {seats.shape}")
@@ -354,7 +355,7 @@ class VectorGame:
             raise ValueError(f"seats must be in 0..{self.num_players - 1}")
         return slots, seats
 
-    def _as_slots(self, slots, repeats: bool = False) -> np.ndarray:
+    def as_slots(self, slots, repeats: bool = False) -> np.ndarray:
         """``slots`` as an int64 array after checking them (each in range; none twice unless ``repeats``)."""
         slots = np.asarray(slots)
         if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
@@ -409,7 +410,7 @@ class VectorGame:
         if out is None:
             out = np.empty(self.batch_size, dtype=np.int64)
         u = rng.random(self.batch_size)
-        kernels.sample_legal(self.mask, u, out)
+        sample_legal(self.mask, u, out)
         return out
 
     def scores(self) -> np.ndarray:

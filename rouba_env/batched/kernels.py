@@ -154,25 +154,3 @@ def refresh_all(p, buffer, current, obs, mask):
     r, g, o = rules_of(p), game_of(p, buffer, current), observation_starts(p)
     for b in range(obs.shape[0]):
         show(r, g, o, b, obs[b], mask[b])
-
-
-@numba.njit(cache=True, nogil=True)
-def sample_legal(mask, u, out):
-    """``out[b]``: the ``floor(u[b] * legal)``-th legal action of row ``b`` (0 when none is legal)."""
-    num_actions = mask.shape[1]
-    for b in range(mask.shape[0]):
-        count = 0
-        for a in range(num_actions):
-            count += mask[b, a]
-        out[b] = 0
-        if count == 0:
-            continue
-        k = int(u[b] * count)
-        if k >= count:
-            k = count - 1
-        for a in range(num_actions):
-            if mask[b, a] != 0:
-                if k == 0:
-                    out[b] = a
-                    break
-                k -= 1

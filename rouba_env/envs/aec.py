@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from rouba_env.envs.render import RENDER_MODES, render_as
 from rouba_env.checks import as_seed, check_choice
@@ -176,7 +177,7 @@ class OrderEnforcing(wrappers.BaseWrapper):
     The same checks as PettingZoo's ``OrderEnforcingWrapper`` (nothing may be read, observed, rendered
     or stepped before ``reset``; ``agent_iter`` needs a ``step`` or ``reset`` between agents), kept in
     this class's own two flags rather than that wrapper's private ones. The stock wrapper answers
-    `last` through eight forwarded attribute reads, which cost more than a whole game step here.
+    `last` through forwarded attribute reads, which cost more than a game step here.
     """
 
     def __init__(self, env: AECEnv):
@@ -224,9 +225,13 @@ class OrderEnforcing(wrappers.BaseWrapper):
         return self.env.render()
 
     def step(self, action) -> None:
-        """Play ``action`` for the agent to act (a step after the game is over raises, as in the raw env)."""
+        """Play ``action`` for the agent to act. Once every agent is done, a step only logs PettingZoo's
+        warning and plays nothing, as PettingZoo's wrapper does (the raw env raises)."""
         self._require_reset("step")
         self.moved = True
+        if not self.env.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         self.env.step(action)
 
     def __str__(self) -> str:

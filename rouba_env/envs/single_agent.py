@@ -22,6 +22,7 @@ from rouba_env.checks import as_seed, check_choice, check_flag, check_int, check
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
+from rouba_env.players.registry import make_policy
 
 Observation = Union[np.ndarray, dict[str, np.ndarray]]
 """The learner's observation: the vector, or ``{"observation", "action_mask"}`` with ``dict_observation=True``."""
@@ -152,8 +153,6 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _make_lineup(self, players) -> list[Policy]:
         """One policy per other seat, in seat order after the learner."""
-        from rouba_env.players.registry import make_policy  # players sit above the environments
-
         return [make_policy(p, self.rules, self.max_players) for p in opponent_lineup(players, self.rules)]
 
     def _current_mask(self) -> np.ndarray | None:

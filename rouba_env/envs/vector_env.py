@@ -59,6 +59,7 @@ from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.streams import RowStreams
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD
 from rouba_env.vector_table import MAX_GAMES, OPEN_SEAT, VectorTable, require_batch_player
+from rouba_env.players.registry import make_policy
 
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
 """The autoreset modes this environment offers (Gymnasium's names)."""
@@ -156,8 +157,6 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
     # ------------------------------------------------------------ opponents
 
     def _player_id(self, player) -> int:
-        from rouba_env.players.registry import make_policy  # players sit above the environments
-
         if isinstance(player, str):
             if player not in self._spec_ids:
                 policy = make_policy(player, self.rules, self.max_players)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 from rouba_env.evaluation.duplicate import evaluate
-from rouba_env.evaluation.play import GameRecord, _Chunk, _play_chunk
+from rouba_env.evaluation.play import GameRecord, Chunk, play_chunk
 from rouba_env.evaluation.results import EvaluationResult
 from rouba_env.rules.config import RulesConfig
 
@@ -73,10 +73,10 @@ def connect(address: str | None = None) -> bool:
     return True
 
 
-def ray_chunk_runner(chunks: list[_Chunk]) -> Iterable[list[GameRecord]]:
+def ray_chunk_runner(chunks: list[Chunk]) -> Iterable[list[GameRecord]]:
     """Play every chunk as a Ray task; yield each chunk's records as it finishes (any order)."""
     ray = import_ray()
-    play = ray.remote(num_cpus=TASK_CPUS)(_play_chunk)
+    play = ray.remote(num_cpus=TASK_CPUS)(play_chunk)
     pending = [play.remote(chunk) for chunk in chunks]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)

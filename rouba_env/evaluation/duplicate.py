@@ -41,7 +41,7 @@ from rouba_env.evaluation.lineups import (  # noqa: F401  (re-exported: the eval
     FILL_MODES, MAX_GAMES_PER_DEAL, build_lineups, deal_seed, game_rng, seating,
 )
 from rouba_env.evaluation.play import (  # noqa: F401
-    BATCH_GAMES, CHUNKS_PER_WORKER, GameRecord, _Chunk, _chunks, _play_chunk, play_game,
+    BATCH_GAMES, CHUNKS_PER_WORKER, GameRecord, Chunk, chunks_of, play_chunk, play_game,
 )
 from rouba_env.evaluation.results import EvaluationResult, summarize  # noqa: F401
 from rouba_env.players.base import Policy
@@ -86,7 +86,7 @@ def evaluate(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     record_moves: bool = False,
-    chunk_runner: "Callable[[list[_Chunk]], Iterable[list[GameRecord]]] | None" = None,
+    chunk_runner: "Callable[[list[Chunk]], Iterable[list[GameRecord]]] | None" = None,
     fill: str = "cycle",
     engine: str = "auto",
 ) -> EvaluationResult:
@@ -141,8 +141,8 @@ def evaluate(
     games_per_deal = len(lineups) * config.num_players
     deals = math.ceil(games / games_per_deal)
     chunks = [
-        _Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves), batched)
-        for chunk_deals in _chunks(deals, workers, games_per_deal, batched)
+        Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves), batched)
+        for chunk_deals in chunks_of(deals, workers, games_per_deal, batched)
     ]
     records: list[GameRecord] = []
     if chunk_runner is not None:
@@ -153,14 +153,14 @@ def evaluate(
     elif workers == 1:
         built = [built_here[spec] for spec in player_specs]
         for chunk in chunks:
-            done = _play_chunk(chunk, built)
+            done = play_chunk(chunk, built)
             records.extend(done)
             if progress:
                 progress(len(done))
     else:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for future in concurrent.futures.as_completed([pool.submit(_play_chunk, c) for c in chunks]):
+            for future in concurrent.futures.as_completed([pool.submit(play_chunk, c) for c in chunks]):
                 result = future.result()
                 records.extend(result)
                 if progress:

@@ -78,7 +78,7 @@ def play_game(
 
 
 @dataclass(frozen=True)
-class _Chunk:
+class Chunk:
     """Work for one process call: some deals, every lineup and rotation of each."""
 
     rules: dict
@@ -101,14 +101,14 @@ def _policies_for(config: RulesConfig, player_specs: Sequence[str],
     return [objects[spec] if spec in objects else make_policy(spec, config) for spec in player_specs]
 
 
-def _chunk_games(chunk: _Chunk, num_players: int) -> list[tuple[int, int, int, tuple[int, ...]]]:
+def _chunk_games(chunk: Chunk, num_players: int) -> list[tuple[int, int, int, tuple[int, ...]]]:
     """(deal, lineup index, rotation, player index at each seat) of every game of a chunk, in record order."""
     return [(deal, lineup_index, rotation, seating(lineup, rotation))
             for deal in chunk.deals for lineup_index, lineup in enumerate(chunk.lineups)
             for rotation in range(num_players)]
 
 
-def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[GameRecord]:
+def play_chunk(chunk: Chunk, players: Sequence[Policy] | None = None) -> list[GameRecord]:
     """Top-level (spawn-safe) worker: play every game of a chunk (``players``: built already, in-process runs)."""
     config = RulesConfig.from_dict(chunk.rules)
     if players is None:
@@ -134,8 +134,8 @@ def _play_chunk(chunk: _Chunk, players: Sequence[Policy] | None = None) -> list[
     return records
 
 
-def _play_chunk_batched(chunk: _Chunk, config: RulesConfig, players: Sequence[Policy]) -> list[GameRecord]:
-    """Every game of a chunk at once on a `VectorTable`: the games, scores and moves of `_play_chunk`.
+def _play_chunk_batched(chunk: Chunk, config: RulesConfig, players: Sequence[Policy]) -> list[GameRecord]:
+    """Every game of a chunk at once on a `VectorTable`: the games, scores and moves of `play_chunk`.
 
     Each game keeps its deal seed and its own Generator (`game_rng`), and the players draw row by
     row from those (`RowStreams`), so every game is the one the one-at-a-time path plays.
@@ -162,7 +162,7 @@ def _play_chunk_batched(chunk: _Chunk, config: RulesConfig, players: Sequence[Po
             for slot, (deal, lineup, rotation, seats) in enumerate(games)]
 
 
-def _chunks(deals: int, workers: int, games_per_deal: int = 1, batched: bool = False) -> list[tuple[int, ...]]:
+def chunks_of(deals: int, workers: int, games_per_deal: int = 1, batched: bool = False) -> list[tuple[int, ...]]:
     if batched:  # as many games per batch as fit `BATCH_GAMES`, split evenly over the workers
         size = max(1, min(BATCH_GAMES // games_per_deal, math.ceil(deals / workers)))
     elif workers > 1:

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 import numba
 import numpy as np
 
-from rouba_env.batched.kernels import sample_legal
+from rouba_env.encoding.masks import sample_legal
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import RulesConfig
 from rouba_env.encoding.observation import ObservationEncoder
@@ -166,7 +166,7 @@ class RandomPolicy(BasePolicy):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         _, legal = self.checked(obs, mask)
-        # One uniform per decision picks among the legal actions (the batched engine's `sample_legal`).
+        # One uniform per decision picks among the legal actions (`sample_legal`, as the batched engine draws).
         chosen = np.empty(len(legal), dtype=np.int64)
         sample_legal(legal.view(np.int8), uniform_rows(rng, len(legal), 1)[:, 0], chosen)
         return chosen

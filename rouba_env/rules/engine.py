@@ -372,21 +372,6 @@ def check_legal(state: GameState, move: Move, legal: list[Move] | None = None) -
         raise ValueError(f"illegal move {move} for seat {state.current}; legal moves: {legal}")
 
 
-def seen_counts(state: GameState) -> list[int]:
-    """Public card memory: cards of each rank that have been face up (table and piles)."""
-    counts = rank_counts(state.table)
-    ranks = RANK_OF_CARD
-    for pile in state.piles:
-        for card in pile:
-            counts[ranks[card]] += 1
-    return counts
-
-
-def card_total(state: GameState) -> int:
-    """Cards in hands, table, piles and deck: always `config.total_cards`."""
-    return sum(map(len, state.hands)) + len(state.table) + sum(map(len, state.piles)) + len(state.deck)
-
-
 def match_rules(config: RulesConfig, games: int) -> list[RulesConfig]:
     """Rules of each game of a match: the dealer moves one seat to the left every game."""
     if games < 1:

@@ -17,8 +17,8 @@ from rouba_env.rules.engine import (
     legal_moves,
     new_game,
     rank_counts,
-    seen_counts,
 )
+from tests.reference.engine import seen_counts
 from tests.rules.scenario import RANKS, make_state
 from tests.strategies import seated_preset
 

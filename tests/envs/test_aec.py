@@ -202,3 +202,27 @@ def test_agent_iter_needs_a_step_between_agents_and_keeps_its_own_state():
         next(agents)
     assert {"dealt", "moved"} <= set(vars(env)), "the order checks live on the wrapper's own flags"
     assert not {"_has_reset", "_has_updated"} & set(vars(env)), "no state of PettingZoo's private wrapper"
+
+
+def test_a_step_after_the_end_warns_and_plays_nothing_as_pettingzoos_wrapper_does():
+    """Our order enforcement against PettingZoo's own `OrderEnforcingWrapper` around the same raw env: the same
+    game, then a step once every agent is done, which both answer with PettingZoo's warning alone."""
+    from pettingzoo.utils.env_logger import EnvLogger
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    from rouba_env.envs.aec import raw_env
+
+    outcomes = []
+    for env in (rouba_env.env(), OrderEnforcingWrapper(raw_env())):
+        env.reset(seed=3)
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+        rewards = dict(env.rewards)
+        EnvLogger.flush()
+        env.step(0)  # every agent is done
+        outcomes.append((list(EnvLogger.mqueue), env.agents, rewards))
+        EnvLogger.flush()
+    ours, upstream = outcomes
+    assert ours == upstream
+    assert ours[0] == ["[WARNING]: step() called after all agents are terminated or truncated. Should reset() first."]

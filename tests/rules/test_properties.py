@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import apply_move, card_total, is_terminal, legal_moves, new_game
+from rouba_env.rules.engine import apply_move, is_terminal, legal_moves, new_game
+from tests.reference.engine import card_total
 from rouba_env.rules.scoring import scores
 from tests.strategies import preset_configs
 

@@ -170,7 +170,7 @@ def test_a_flag_that_does_not_parse_is_named_and_nothing_is_made(tmp_path, capsy
 
 
 REMOVED_FLAGS = [
-    (["--policy-loss", "neurd"], "--policy-loss was removed: the NeuRD policy term lost"),
+    (["--policy-loss", "neurd"], "--policy-loss was removed: the NeuRD policy term is gone"),
     (["--neurd-clip", "5"], "--neurd-clip was removed"),
     (["--neurd-threshold=3"], "--neurd-threshold was removed"),
     (["--magnet-interval", "10"], "--magnet-interval was removed: it refreshed the snapshot magnet"),

@@ -37,7 +37,7 @@ def bench_sb3(args) -> list[dict]:
 
 def learner_steps_per_s(envs, seconds: float, seed: int) -> float:
     """A Gymnasium vector env's learner steps/s under masked random actions (one batched draw per step)."""
-    from rouba_env.batched.kernels import sample_legal
+    from rouba_env.encoding.masks import sample_legal
 
     _obs, info = envs.reset(seed=seed)
     rng = np.random.default_rng(seed)
