@@ -191,6 +191,7 @@ class RoubaMonteState(pyspiel.State):
     """A position: the deck's order chosen so far by chance, then the game on the rules core (`position`)."""
 
     def __init__(self, game: RoubaMonteGame, engine_state: engine.GameState | None = None,
+                 *,
                  moves: list[tuple[int, int]] | None = None, setup: GameSetup | None = None,
                  laid: tuple[int, ...] = ()):
         super().__init__(game)
@@ -343,7 +344,7 @@ class RoubaMonteState(pyspiel.State):
         world = sampler.sample(np.random.default_rng(seed))
         world.turn, world.last_move = self.engine_state.turn, self.engine_state.last_move
         world.last_capturer = self.engine_state.last_capturer
-        drawn = RoubaMonteState(self.game_object, world, self.moves, self.game_, self.laid)
+        drawn = RoubaMonteState(self.game_object, world, moves=self.moves, setup=self.game_, laid=self.laid)
         drawn.resampled = True
         return drawn
 

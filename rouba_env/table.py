@@ -135,7 +135,7 @@ class Table:
         after_move: told of every legal move just after it is played.
     """
 
-    def __init__(self, rules: RulesConfig, max_players: int | None = None, reward: str = ENVIRONMENT_REWARD,
+    def __init__(self, rules: RulesConfig, max_players: int | None = None, *, reward: str = ENVIRONMENT_REWARD,
                  illegal_action: str = "terminate", illegal_reward: float = DEFAULT_ILLEGAL_REWARD,
                  seats: "Sequence[Policy | None] | None" = None, before_move: MoveHook | None = None,
                  after_move: MoveHook | None = None):

@@ -91,6 +91,7 @@ class VectorTable:
     """
 
     def __init__(self, rules: RulesConfig, num_games: int, players: "Sequence[Policy]" = (),
+                 *,
                  max_players: int | None = None, reward: str = ENVIRONMENT_REWARD, illegal_action: str = "terminate",
                  illegal_reward: float = DEFAULT_ILLEGAL_REWARD, before_move: BatchMoveHook | None = None,
                  track_cards: bool = False, game: VectorGame | None = None):

@@ -30,7 +30,7 @@ def cell_games(seats: int, opponent: str, games: int, headline_games: int) -> in
     return headline_games if seats == 2 and opponent == "heuristic" else games
 
 
-def run_cell(checkpoint: str, seats: int, opponent: str, games: int, out: Path) -> dict:
+def run_cell(checkpoint: str, seats: int, opponent: str, *, games: int, out: Path) -> dict:
     """One `rouba-evaluate` run; its JSON, also written to ``out``."""
     players = [f"checkpoint:{checkpoint}", *[opponent] * (seats - 1)]
     command = [str(Path(sys.executable).with_name("rouba-evaluate")), "--players", *players,
@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for opponent in OPPONENTS:
             games = cell_games(seats, opponent, args.games, args.headline_games)
-            data = run_cell(checkpoint, seats, opponent, games, args.out / f"{checkpoint}_{seats}p_vs_{opponent}.json")
+            data = run_cell(checkpoint, seats, opponent, games=games,
+                            out=args.out / f"{checkpoint}_{seats}p_vs_{opponent}.json")
             row = data["results"][0]
             cells.append(f"{100 * row['win_rate']:.1f} [{100 * row['win_low']:.1f}, {100 * row['win_high']:.1f}]"
                          + (f" ({games:,} games)" if games != args.games else ""))
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     extra += [("expert", "expert", args.games)] if args.expert else []
     checkpoint = "2p"
     for opponent, spec, games in extra:
-        data = run_cell(checkpoint, 2, spec, games, args.out / f"{checkpoint}_2p_vs_{opponent}.json")
+        data = run_cell(checkpoint, 2, spec, games=games, out=args.out / f"{checkpoint}_2p_vs_{opponent}.json")
         row = data["results"][0]
         print(f"`{checkpoint}` against `{opponent}`: {100 * row['win_rate']:.1f}% [{100 * row['win_low']:.1f}, "
               f"{100 * row['win_high']:.1f}] of {games:,} games, mean margin {row['mean_margin']:+.2f}", flush=True)

@@ -34,7 +34,7 @@ def share_of(result, spec: str) -> tuple[float, int, int]:
     return wins, len(result.records), len(players)
 
 
-def head_to_head(first: str, second: str, num_players: int, games: int, seed: int, rules: str) -> dict:
+def head_to_head(first: str, second: str, *, num_players: int, games: int, seed: int, rules: str) -> dict:
     """``first``'s pooled share of games won against ``second`` at ``num_players`` seats, both ways round."""
     lineups = {"forward": [first, second]}
     if num_players % 2:  # at an even table size B A B A is a rotation of A B A B: the same games
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     first, second = args.players
     rows = []
     for n in args.num_players:
-        row = head_to_head(first, second, n, args.games, args.seed, args.rules)
+        row = head_to_head(first, second, num_players=n, games=args.games, seed=args.seed, rules=args.rules)
         rows.append(row)
         print(f"{n} players: {first} wins {row['win_rate']:.1%} [{row['win_low']:.1%}, {row['win_high']:.1%}] of "
               f"{row['games']} games against {second} ("

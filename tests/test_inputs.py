@@ -88,8 +88,16 @@ def test_aec_use_before_reset_and_after_the_end(make):
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         env.step(None if terminated else int(np.flatnonzero(obs["action_mask"])[0]))
-    with pytest.raises(RuntimeError, match="the game is over .* call reset"):
-        env.step(0)  # wrapped or raw: a step after the end is an error, never silently ignored
+    if make is rouba_env.raw_env:
+        with pytest.raises(RuntimeError, match="the game is over .* call reset"):
+            env.step(0)  # the raw env: a step after the end is an error
+    else:
+        from pettingzoo.utils.env_logger import EnvLogger
+
+        EnvLogger.flush()
+        env.step(0)  # the wrapped env, as PettingZoo's wrapper: a logged warning, nothing played
+        assert EnvLogger.mqueue and "step() called after all agents are terminated" in EnvLogger.mqueue[-1]
+        EnvLogger.flush()
 
 
 def test_single_agent_use_before_reset_and_after_the_end():
@@ -186,7 +194,7 @@ def test_a_network_whose_logits_overflow_still_plays_legally(tmp_path):
     rules = preset("standard")
     tensors = random_tensors(rules, 2, (8,))
     tensors["policy_head.bias"][:] = -3e38  # finite weights; the logits become -inf
-    write_checkpoint(tmp_path / "overflow", tensors, rules, 2, (8,))
+    write_checkpoint(tmp_path / "overflow", tensors, rules, max_players=2, hidden_sizes=(8,))
     for deterministic in ("true", "false"):
         player = make_policy(f"checkpoint:{tmp_path / 'overflow'},deterministic={deterministic}", rules)
         env = SingleAgentEnv(seat=0)
@@ -234,7 +242,9 @@ def test_shipped_checkpoints_carry_no_machine_paths():
         assert "/work/" not in text and '"/' not in text and "checkpoint:/" not in text, folder.name
 
 
-def test_the_wrapped_aec_env_refuses_steps_after_the_game_as_the_raw_one_does():
+def test_steps_after_the_game_raise_in_the_raw_env_and_warn_in_the_wrapped_one():
+    from pettingzoo.utils.env_logger import EnvLogger
+
     for make in (rouba_env.env, rouba_env.raw_env):
         env = make()
         env.reset(seed=0)
@@ -242,9 +252,17 @@ def test_the_wrapped_aec_env_refuses_steps_after_the_game_as_the_raw_one_does():
         for _ in env.agent_iter():
             obs, _, terminated, _, _ = env.last()
             env.step(None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        rewards = dict(env.rewards)
         for action in (0, None):
-            with pytest.raises(RuntimeError, match="the game is over"):
+            EnvLogger.flush()
+            if make is rouba_env.raw_env:
+                with pytest.raises(RuntimeError, match="the game is over"):
+                    env.step(action)
+            else:
                 env.step(action)
+                assert len(EnvLogger.mqueue) == 1
+            assert dict(env.rewards) == rewards and env.agents == []
+        EnvLogger.flush()
 
 
 def test_evaluate_says_how_many_games_a_request_means_and_refuses_what_cannot_fit(capsys):

@@ -67,7 +67,7 @@ def network_state(network: torch.nn.Module) -> dict[str, torch.Tensor]:
 class RolloutWorker:
     """The body of one rollout actor (a plain class: Ray wraps it with `ray.remote` in `RayCollector`)."""
 
-    def __init__(self, config: dict, tables: list[dict], max_players: int, index: int, slots: list[int]):
+    def __init__(self, config: dict, tables: list[dict], max_players: int, *, index: int, slots: list[int]):
         self.config = TrainConfig.of(**config)
         self.tables = [RulesConfig.from_dict(table) for table in tables]
         self.max_players = max_players
@@ -75,7 +75,7 @@ class RolloutWorker:
         self.slots = slots
         """Game slots of this actor per table size."""
         torch.set_num_threads(self.config.run.torch_threads or ACTOR_CPUS)
-        learner = build_learner(self.config, self.tables, max_players, torch.device("cpu"))  # the driver's own
+        learner = build_learner(self.config, self.tables, max_players, device=torch.device("cpu"))  # the driver's own
         self.network, self.pool = learner.network.eval(), learner.pool
         self.pool_steps: list[int] | None = None
         """Snapshot steps of the pool copy held (None: none received yet)."""
@@ -93,8 +93,9 @@ class RolloutWorker:
         rng = seeds.generator()
         generator = torch.Generator()
         generator.manual_seed(seeds.torch_seed)
-        games = [SelfPlayGames(rules, table_index, slots, seeds.deal_seeds[table_index], self.max_players,
-                               config.run.reward, self.pool, rng, config.records_every_seat)
+        games = [SelfPlayGames(rules, table_index, slots, seed=seeds.deal_seeds[table_index],
+                               max_players=self.max_players,
+                               reward=config.run.reward, pool=self.pool, rng=rng, every_seat=config.records_every_seat)
                  for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))]
         self.collector = LocalCollector(games, device=torch.device("cpu"), generator=generator,
                                         rollout_steps=config.run.rollout_steps, gamma=config.ppo.gamma,
@@ -118,7 +119,7 @@ class RayCollector:
     collector; ``close()`` ends the actors (and the local Ray it started).
     """
 
-    def __init__(self, config: TrainConfig, tables: list[RulesConfig], max_players: int, pool: OpponentPool,
+    def __init__(self, config: TrainConfig, tables: list[RulesConfig], max_players: int, *, pool: OpponentPool,
                  update: int):
         ray = import_ray()
         self.ray = ray

@@ -62,7 +62,7 @@ class Learner:
                                                                        "network": saved["network"]}))
 
 
-def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: int, device: torch.device,
+def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: int, *, device: torch.device,
                   scripted: dict | None = None) -> Learner:
     """The learner of ``config``: its network (seeded by torch's global generator), Adam, and the pool of
     scripted opponents (``scripted``: one policy per table size for each spec, made here when not given)
@@ -70,8 +70,9 @@ def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: i
     encoder = ObservationEncoder(tables[0], max_players)
     num_actions = ActionEncoding(tables[0], max_players).size
     shape = config.network
-    network = make_network(shape.architecture, encoder.size, num_actions, shape.hidden_sizes, max_players,
-                           shape.critic, encoder.hidden_size, config.ppo.hand_coef > 0)
+    network = make_network(shape.architecture, encoder.size, num_actions, hidden_sizes=shape.hidden_sizes,
+                           max_players=max_players,
+                           critic=shape.critic, hidden_size=encoder.hidden_size, hand_head=config.ppo.hand_coef > 0)
     if config.opponents.best_response:  # the exploiter starts as a copy of its target where it can
         start = exploiter_start(config.opponents.best_response, config.opponents.best_response_start, tables)
         if start.checkpoint is not None:

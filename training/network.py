@@ -239,7 +239,7 @@ def playing_network(network: TrainerNetwork) -> Actor:
     return network.actor
 
 
-def make_network(architecture: str, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...],
+def make_network(architecture: str, obs_size: int, num_actions: int, *, hidden_sizes: tuple[int, ...],
                  max_players: int, critic: str = "shared", hidden_size: int = 0,
                  hand_head: bool = False) -> TrainerNetwork:
     """The trainer's network for ``TrainConfig.architecture``, ``critic`` and ``hand_coef`` (a hand head)."""
@@ -275,6 +275,7 @@ def network_tensors(network: ActorCritic) -> dict[str, np.ndarray]:
 
 
 def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max_players: int,
+                 *,
                  name: str = "learner", deterministic: bool = True) -> NetworkPolicy:
     """A CPU numpy copy of the network as a `NetworkPolicy`: greedy (for evaluation games) unless
     ``deterministic`` is False (it then samples, as the trainer's rollouts do)."""
@@ -288,12 +289,14 @@ def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max
 
 
 def save_policy(folder: str | Path, network: ActorCritic | RankActorCritic, rules: RulesConfig,
+                *,
                 max_players: int | None, extra: dict | None = None) -> Path:
     """Write the network (its actor; a privileged critic's own file beside it) as a checkpoint folder."""
     critic = network.critic_tensors()  # shipped beside the actor, for a search's leaves; it never plays
     network = playing_network(network)
     hands = network.hand_head_tensors()
-    return write_checkpoint(folder, network_tensors(network), rules, max_players, network.hidden_sizes, extra,
+    return write_checkpoint(folder, network_tensors(network), rules, max_players=max_players,
+                            hidden_sizes=network.hidden_sizes, extra=extra,
                             architecture=network.architecture, privileged_value=critic, hand_head=hands)
 
 

@@ -91,14 +91,14 @@ class SnapshotPolicy:
         device = next(network.parameters()).device
         generator = torch.Generator(device=device)
         generator.manual_seed(int(rng.integers(1 << 63)))
-        return snapshot_actions(network, obs, mask, generator, device)
+        return snapshot_actions(network, obs, mask, generator=generator, device=device)
 
     def __repr__(self) -> str:
         return f"<SnapshotPolicy {self.name}>"
 
 
 @torch.no_grad()
-def snapshot_actions(network: TrainerNetwork, obs: np.ndarray, mask: np.ndarray, generator: torch.Generator,
+def snapshot_actions(network: TrainerNetwork, obs: np.ndarray, mask: np.ndarray, *, generator: torch.Generator,
                      device: torch.device) -> np.ndarray:
     """Sampled actions of a frozen network for a batch (the learner's own sampling, untrained)."""
     from rouba_training.ppo import MaskedCategorical

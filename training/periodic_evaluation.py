@@ -15,7 +15,7 @@ EVAL_SEED = 12345
 """Fixed deals for every evaluation, so that curves compare like with like."""
 
 
-def evaluate_network(network: TrainerNetwork, rules: RulesConfig, max_players: int, opponents: tuple[str, ...],
+def evaluate_network(network: TrainerNetwork, rules: RulesConfig, max_players: int, *, opponents: tuple[str, ...],
                      games: int, seed: int = EVAL_SEED, tree: GameTree | None = None,
                      target: np.ndarray | None = None) -> list[dict]:
     """Win rate (Wilson 95% interval), mean score and margin of the learner against each opponent; the margin's

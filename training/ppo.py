@@ -43,6 +43,7 @@ class MaskedCategorical:
 
 
 def gae(values: np.ndarray, recorded: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
+        *,
         gamma: float, gae_lambda: float) -> np.ndarray:
     """Generalized advantage estimates for learner turns interleaved with other seats' turns.
 

@@ -24,7 +24,7 @@ import torch
 from rouba_training.config import SCHEDULES
 
 
-def scheduled(kind: str, start: float, progress: float, update: int, floor: float = 0.0,
+def scheduled(kind: str, start: float, progress: float, update: int, *, floor: float = 0.0,
               power: float = 0.5) -> float:
     """A coefficient's value: ``start`` under ``constant``; ``start`` annealed linearly to ``floor`` as
     ``progress`` (the share of the run done, 0..1) goes to 1 under ``linear``; ``max(floor, start * (1 +
@@ -38,7 +38,7 @@ def scheduled(kind: str, start: float, progress: float, update: int, floor: floa
     raise ValueError(f"a schedule is one of {', '.join(SCHEDULES)}, got {kind!r}")
 
 
-def scheduled_until(kind: str, start: float, progress: float, update: int, until: float,
+def scheduled_until(kind: str, start: float, progress: float, update: int, *, until: float,
                     power: float = 0.5) -> float:
     """`scheduled` over the first ``until`` share of the run (a linear schedule reaches 0 there), 0 after it."""
     if progress >= until:

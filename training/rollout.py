@@ -57,7 +57,7 @@ class SelfPlayGames:
     Deal ``k`` of slot ``i`` is ``slot_deal_seed(seed, i, k)``, as `VectorGame`'s own auto-reset deals.
     """
 
-    def __init__(self, rules: RulesConfig, table_index: int, num_envs: int, seed: int, max_players: int,
+    def __init__(self, rules: RulesConfig, table_index: int, num_envs: int, *, seed: int, max_players: int,
                  reward: str, pool: OpponentPool, rng: np.random.Generator, every_seat: bool = False):
         self.rules = rules
         self.every_seat = every_seat
@@ -153,7 +153,7 @@ class SelfPlayGames:
             self._new_games(ended)
         return step
 
-    def collect(self, network: TrainerNetwork, device: torch.device, generator: torch.Generator,
+    def collect(self, network: TrainerNetwork, device: torch.device, *, generator: torch.Generator,
                 rollout_steps: int, gamma: float, gae_lambda: float) -> Batch:
         """Phase 1 (record everything) then phase 2 (finish the open games)."""
         batch_size = len(self._slots)
@@ -199,7 +199,7 @@ def seat_advantages(steps: list[dict], num_players: int, gamma: float,
     seat_of = np.arange(num_players)
     by_seat = recorded[:, :, None] & (acting[:, :, None] == seat_of)
     spread = gae(np.where(by_seat, values[:, :, None], 0.0).reshape(rounds, -1), by_seat.reshape(rounds, -1),
-                 rewards.reshape(rounds, -1), np.repeat(dones, num_players, axis=1), gamma, gae_lambda)
+                 rewards.reshape(rounds, -1), np.repeat(dones, num_players, axis=1), gamma=gamma, gae_lambda=gae_lambda)
     advantages = np.where(by_seat, spread.reshape(rounds, slots, num_players), 0.0).sum(axis=2)
     return advantages.astype(np.float32), values, recorded.nonzero()
 
@@ -237,8 +237,8 @@ class LocalCollector:
         self.rollout_steps, self.gamma, self.gae_lambda = rollout_steps, gamma, gae_lambda
 
     def collect(self, network: TrainerNetwork) -> Batch:
-        return merge([games.collect(network, self.device, self.generator, self.rollout_steps, self.gamma,
-                                    self.gae_lambda) for games in self.games])
+        return merge([games.collect(network, self.device, generator=self.generator, rollout_steps=self.rollout_steps,
+                                    gamma=self.gamma, gae_lambda=self.gae_lambda) for games in self.games])
 
     def close(self) -> None:
         """Nothing to end: the games live in this process."""

@@ -108,7 +108,7 @@ class Trainer:
     `save_checkpoint`; `run` strings them together.
     """
 
-    def __init__(self, config: TrainConfig, resume: bool = False, command: str | None = None,
+    def __init__(self, config: TrainConfig, *, resume: bool = False, command: str | None = None,
                  overwrite: bool = False, saved: dict | None = None):
         self.config = config
         self.resume = resume
@@ -145,7 +145,7 @@ class Trainer:
         torch.manual_seed(first.torch_seed)
         self.generator = torch.Generator(device=device)
         self.generator.manual_seed(first.torch_seed)
-        self.learner = build_learner(config, tables, max_players, device, scripted)
+        self.learner = build_learner(config, tables, max_players, device=device, scripted=scripted)
         self.exploiter_start = (exploiter_start(config.opponents.best_response, config.opponents.best_response_start, tables)
                                 if config.opponents.best_response else None)
         self.run_progress = RunProgress()
@@ -199,7 +199,8 @@ class Trainer:
     def save_policy(self) -> None:
         """The played network, with the run's settings and latest evaluation, as the run's policy folder."""
         run, config = self.run_progress, self.config
-        save_policy(self.run_dir / POLICY_DIR, self.learner.network, self.tables[0], self.max_players, extra={
+        save_policy(self.run_dir / POLICY_DIR, self.learner.network, self.tables[0], max_players=self.max_players,
+                    extra={
             "learner_steps": run.learner_steps, "update": run.update, "command": self.command,
             "train_config": config.to_dict(), "num_players_trained": list(config.run.num_players),
             "evaluation": run.latest_eval,
@@ -213,10 +214,12 @@ class Trainer:
         if config.scale_out.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
             from rouba_training.distributed import RayCollector
 
-            return RayCollector(config, tables, self.max_players, self.learner.pool, self.run_progress.update)
+            return RayCollector(config, tables, self.max_players, pool=self.learner.pool,
+                                update=self.run_progress.update)
         deal_seeds = collector_seeds(config.run.seed, len(tables), 0, self.run_progress.update).deal_seeds
-        games = [SelfPlayGames(rules, index, config.run.num_envs, deal_seeds[index], self.max_players,
-                               config.run.reward, self.learner.pool, self.rng, config.records_every_seat)
+        games = [SelfPlayGames(rules, index, config.run.num_envs, seed=deal_seeds[index], max_players=self.max_players,
+                               reward=config.run.reward, pool=self.learner.pool, rng=self.rng,
+                               every_seat=config.records_every_seat)
                  for index, rules in enumerate(tables)]
         return LocalCollector(games, device=self.device, generator=self.generator,
                               rollout_steps=config.run.rollout_steps, gamma=config.ppo.gamma,
@@ -236,7 +239,7 @@ class Trainer:
                                   power=config.ppo.schedule_power),
             magnet=learner.magnet(config.regularizers),
             support_coef=scheduled_until(config.regularizers.support_schedule, config.regularizers.support_coef, progress, update,
-                                         config.regularizers.support_until, power=config.ppo.schedule_power))
+                                         until=config.regularizers.support_until, power=config.ppo.schedule_power))
         return terms if terms.magnet_coef > 0 or terms.mirror_coef > 0 or terms.support_coef > 0 else None
 
     def update(self) -> dict:
@@ -247,7 +250,7 @@ class Trainer:
         for group in optimizer.param_groups:
             group["lr"] = scheduled(config.ppo.learning_rate_schedule, config.ppo.learning_rate,
                                     run.learner_steps / config.run.total_steps, run.update,
-                                    config.ppo.learning_rate_floor, config.ppo.schedule_power)
+                                    floor=config.ppo.learning_rate_floor, power=config.ppo.schedule_power)
         network.eval()
         self.threads.collection_started()
         batch = self.collector.collect(network)
@@ -282,8 +285,9 @@ class Trainer:
         rows = []
         for rules in self.tables:
             target = self.targets.get(rules)
-            for row in evaluate_network(self.learner.network, rules, self.max_players, config.evaluation.eval_opponents,
-                                        games_per_opponent, tree=self.trees[rules],
+            for row in evaluate_network(self.learner.network, rules, self.max_players,
+                                        opponents=config.evaluation.eval_opponents,
+                                        games=games_per_opponent, tree=self.trees[rules],
                                         target=None if target is None else target.strategy):
                 row = {"update": run.update, "learner_steps": run.learner_steps, **row, "kind": kind}
                 if config.opponents.best_response:
@@ -373,7 +377,7 @@ class Trainer:
         return final
 
 
-def train(config: TrainConfig, resume: bool = False, command: str | None = None, overwrite: bool = False,
+def train(config: TrainConfig, *, resume: bool = False, command: str | None = None, overwrite: bool = False,
           saved: dict | None = None, catch_signals: bool = True) -> dict:
     """Train by PPO self-play; returns the final evaluation (also written to the run folder).
 
@@ -384,4 +388,4 @@ def train(config: TrainConfig, resume: bool = False, command: str | None = None,
     already trained ``total_steps`` and finished its final evaluation changes nothing and returns with
     ``complete`` set. ``catch_signals=False`` leaves the signals to the caller (`Trainer.run`).
     """
-    return Trainer(config, resume, command, overwrite, saved).run(catch_signals)
+    return Trainer(config, resume=resume, command=command, overwrite=overwrite, saved=saved).run(catch_signals)

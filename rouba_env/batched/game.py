@@ -70,6 +70,7 @@ class VectorGame:
         self,
         config: RulesConfig,
         batch_size: int,
+        *,
         seed: int = 0,
         max_players: int | None = None,
         auto_reset: bool = True,
@@ -98,8 +99,9 @@ class VectorGame:
         self.total_cards = config.total_cards
         self.track_cards = bool(track_cards)
         B = self.batch_size
-        self.arrays = GameArrays(config, B, actions.num_targets, reward, self.auto_reset, self.track_cards,
-                                 observation_params(self.max_players))
+        self.arrays = GameArrays(config, B, move_stride=actions.num_targets, reward=reward, auto_reset=self.auto_reset,
+                                 track_cards=self.track_cards,
+                                 extra_params=observation_params(self.max_players))
         """The slots' state as the rules core keeps it (`rouba_env.rules.core`)."""
         self._deck_ranks, self._deck_cards = deck_arrays(config)
         self._games = np.zeros(B, dtype=np.uint64)  # games started so far in each slot
@@ -429,6 +431,7 @@ class VectorGame:
         cls,
         config: RulesConfig,
         states: list[GameState],
+        *,
         max_players: int | None = None,
         reward: str = ENVIRONMENT_REWARD,
         track_cards: bool = False,

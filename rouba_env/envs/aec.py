@@ -51,6 +51,7 @@ class raw_env(AECEnv):
     def __init__(
         self,
         rules: RulesConfig | str | None = None,
+        *,
         reward: str = ENVIRONMENT_REWARD,
         max_players: int | None = None,
         illegal_action: str = "terminate",
@@ -61,7 +62,8 @@ class raw_env(AECEnv):
         super().__init__()
         self.rules = make_rules(rules, **rule_fields)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
-        self.table = Table(self.rules, max_players, reward, illegal_action, illegal_reward)
+        self.table = Table(self.rules, max_players, reward=reward, illegal_action=illegal_action,
+                           illegal_reward=illegal_reward)
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.illegal_reward = self.table.illegal_reward

@@ -59,7 +59,7 @@ def render_frame(state: GameState, viewer: int | None = None) -> np.ndarray:
     x = MARGIN + LABEL_W + 2 * GAP
     draw.text((x, top - 8), "table", font=small, fill=INK)
     for card in state.table:
-        _card(draw, x, top + 8, card, font)
+        _card(draw, x, top + 8, card, font=font)
         x += CARD_W + GAP
 
     for seat in range(state.config.num_players):
@@ -77,13 +77,13 @@ def render_frame(state: GameState, viewer: int | None = None) -> np.ndarray:
         else:
             for depth in range(min(MAX_STACK_EDGES, len(pile) - 1), 0, -1):
                 _blank(draw, px + 3 * depth, y + 10 - 3 * depth)
-            _card(draw, px, y + 10, pile[-1], font, named=state.pile_tops[seat])
+            _card(draw, px, y + 10, pile[-1], font=font, named=state.pile_tops[seat])
         hx = px + CARD_W + 6 * GAP
         draw.text((hx, y + CARD_H + 2), f"hand {len(state.hands[seat])}", font=small, fill=INK)
         face_up = viewer is None or seat == viewer
         for index, card in enumerate(sorted(state.hands[seat]) if face_up else state.hands[seat]):
             cx = hx + index * (CARD_W + GAP)
-            _card(draw, cx, y + 10, card, font) if face_up else _card_back(draw, cx, y + 10)
+            _card(draw, cx, y + 10, card, font=font) if face_up else _card_back(draw, cx, y + 10)
     return np.asarray(image, dtype=np.uint8).copy()
 
 
@@ -95,7 +95,7 @@ def _card_back(draw, x: int, y: int) -> None:
     draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H - 10), radius=6, fill=CARD_BACK, outline=INK, width=2)
 
 
-def _card(draw, x: int, y: int, card: int, font, named: int | None = None) -> None:
+def _card(draw, x: int, y: int, card: int, *, font, named: int | None = None) -> None:
     """A card face: its rank (a joker: "Jk", and the rank it stands for on a pile) and its suit drawn as a shape."""
     _blank(draw, x, y)
     if card == JOKER:
@@ -106,10 +106,10 @@ def _card(draw, x: int, y: int, card: int, font, named: int | None = None) -> No
     suit = suit_of(card)
     colour = RED if suit in RED_SUITS else BLACK
     draw.text((x + 6, y + 4), RANK_NAMES[rank_of(card)], font=font, fill=colour)
-    _suit(draw, x + CARD_W // 2 + 4, y + CARD_H // 2 + 4, suit, colour)
+    _suit(draw, x + CARD_W // 2 + 4, y + CARD_H // 2 + 4, suit, colour=colour)
 
 
-def _suit(draw, cx: int, cy: int, suit: int, colour) -> None:
+def _suit(draw, cx: int, cy: int, suit: int, *, colour) -> None:
     """Spade, heart, diamond or club (suits 0..3) centred at (cx, cy), about 18 pixels wide."""
     r = 5
     if suit == 2:  # diamond

@@ -104,6 +104,7 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(
         self,
         opponents: "Sequence[str | Policy] | str | Policy | OpponentSampler" = "random",
+        *,
         seat: "int | str" = "random",
         rules: RulesConfig | str | None = None,
         reward: str = ENVIRONMENT_REWARD,
@@ -121,7 +122,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat_choice = check_seat_choice(seat, self.rules.num_players)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
         check_flag("dict_observation", dict_observation)
-        self.table = Table(self.rules, max_players, reward, illegal_action, illegal_reward)
+        self.table = Table(self.rules, max_players, reward=reward, illegal_action=illegal_action,
+                           illegal_reward=illegal_reward)
         self.illegal_action = illegal_action
         self.illegal_reward = self.table.illegal_reward
         self.render_mode = render_mode

@@ -96,6 +96,7 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         self,
         num_envs: int = 1,
         opponents: "Sequence[str | Policy] | str | Policy | OpponentSampler" = "random",
+        *,
         seat: "int | str" = "random",
         rules: RulesConfig | str | None = None,
         reward: str = ENVIRONMENT_REWARD,

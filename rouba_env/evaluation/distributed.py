@@ -87,6 +87,7 @@ def evaluate_on_ray(
     players: Sequence[str],
     rules: RulesConfig | str | dict | None = None,
     games: int = 200,
+    *,
     num_players: int | None = None,
     seed: int = 0,
     address: str | None = None,

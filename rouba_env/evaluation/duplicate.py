@@ -81,6 +81,7 @@ def evaluate(
     players: Sequence["str | Policy"],
     rules: RulesConfig | str | dict | None = None,
     games: int = 200,
+    *,
     num_players: int | None = None,
     seed: int = 0,
     workers: int = 1,
@@ -166,4 +167,5 @@ def evaluate(
                 if progress:
                     progress(len(result))
     records.sort(key=lambda record: record.key)
-    return summarize(config, labels, player_specs, lineups, seed, deals, records)
+    return summarize(config, labels, player_specs=player_specs, lineups=lineups, seed=seed, deals=deals,
+                     records=records)

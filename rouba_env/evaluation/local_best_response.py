@@ -132,7 +132,7 @@ class HandQuestion:
     """The target's decisions since its hand was dealt, oldest first."""
 
 
-def hand_posterior(target: Policy, decisions: list[TargetDecision], hands: np.ndarray, frequency: np.ndarray,
+def hand_posterior(target: Policy, decisions: list[TargetDecision], hands: np.ndarray, *, frequency: np.ndarray,
                    unseen: np.ndarray, observer: int, encoding: ActionEncoding) -> np.ndarray:
     """float64[N]: the posterior weight of each of the target's possible current ``hands`` (normalized); one
     slot's `hand_posteriors`."""
@@ -283,7 +283,7 @@ class LocalBestResponse:
         self._all_hands: dict[int, np.ndarray] = {}
         """Every hand of each size the decks allow, listed once; a slot's possible hands are those it fits."""
 
-    def question(self, game: VectorGame, slot: int, observer: int, unseen: np.ndarray,
+    def question(self, game: VectorGame, slot: int, observer: int, *, unseen: np.ndarray,
                  decisions: list[TargetDecision], rng: np.random.Generator) -> HandQuestion:
         """What the posterior over the target's current hand in ``slot``, seen from ``observer``, is asked from:
         every hand it may hold (or `DRAWN_HANDS` drawn from the deal, past `EXACT_HANDS`)."""
@@ -298,18 +298,21 @@ class LocalBestResponse:
             hands, frequency = drawn_hands(unseen, size, DRAWN_HANDS, rng)
         return HandQuestion(hands, frequency, unseen, observer, decisions)
 
-    def hands(self, game: VectorGame, slot: int, observer: int, decisions: list[TargetDecision],
+    def hands(self, game: VectorGame, slot: int, observer: int, *, decisions: list[TargetDecision],
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(hands, posterior weights) of the target's current hand in ``slot``, seen from ``observer``."""
-        question = self.question(game, slot, observer, game.hidden_cards([slot], observer)[0], decisions, rng)
+        question = self.question(game, slot, observer, unseen=game.hidden_cards([slot], observer)[0],
+                                 decisions=decisions, rng=rng)
         return question.hands, hand_posteriors(self.target, [question], self.encoding)[0]
 
     def choose(self, game: VectorGame, slots: np.ndarray, observers: np.ndarray,
+               *,
                history: "TargetRecorder", rng: np.random.Generator) -> np.ndarray:
         """The LBR seat's move in each of ``slots`` (its seat ``observers[i]`` to act there)."""
         k = self.worlds
         unseen = game.hidden_cards(slots, observers)
-        questions = [self.question(game, slot, observer, unseen[i], history.this_hand(game, slot), rng)
+        questions = [self.question(game, slot, observer, unseen=unseen[i], decisions=history.this_hand(game, slot),
+                                   rng=rng)
                      for i, (slot, observer) in enumerate(zip(slots.tolist(), observers.tolist()))]
         posteriors = hand_posteriors(self.target, questions, self.encoding)
         rows = np.full((len(slots) * k, int(unseen.sum(axis=1).max())), -1, dtype=np.int64)
@@ -382,7 +385,7 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
             waiting = np.flatnonzero(table.player_to_act() == OPEN_SEAT)
             if not waiting.size:
                 break
-            table.play(waiting, lbr.choose(table.game, waiting, lbr_seats[waiting], history, rng),
+            table.play(waiting, lbr.choose(table.game, waiting, lbr_seats[waiting], history=history, rng=rng),
                        who="the local best response")
             decisions += len(waiting)
         scores = table.scores(slots)
@@ -390,12 +393,13 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
         if progress is not None:
             progress(len(slots))
     seconds = time.perf_counter() - started
-    return summarize_games(finished, rules, target_name, rollout_name, worlds, decisions, seconds,
-                           "by the target's action probabilities" if lbr.weighs else "uniform (the target gives no "
-                           "action probabilities)")
+    posterior = ("by the target's action probabilities" if lbr.weighs
+                 else "uniform (the target gives no action probabilities)")
+    return summarize_games(finished, rules, target=target_name, rollout=rollout_name, worlds=worlds,
+                           decisions=decisions, seconds=seconds, posterior=posterior)
 
 
-def summarize_games(finished: list[tuple[int, int, list[int]]], rules: RulesConfig, target: str, rollout: str,
+def summarize_games(finished: list[tuple[int, int, list[int]]], rules: RulesConfig, *, target: str, rollout: str,
                     worlds: int, decisions: int, seconds: float, posterior: str) -> LocalBestResponseResult:
     """The LBR seat's results over its games: win share (Wilson), margins with their interval over deals."""
     shares = [win_shares(scores)[seat] for _, seat, scores in finished]

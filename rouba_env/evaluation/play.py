@@ -55,6 +55,7 @@ def play_game(
     config: RulesConfig,
     policies: Sequence[Policy],
     deal_seed_value: int,
+    *,
     rng: np.random.Generator,
     table: Table | None = None,
     on_move: Callable[[int, int], None] | None = None,
@@ -125,7 +126,7 @@ def play_chunk(chunk: Chunk, players: Sequence[Policy] | None = None) -> list[Ga
                 rng = game_rng(chunk.seed, deal, lineup_index, rotation)
                 moves: list[tuple[int, int]] | None = [] if chunk.record_moves else None
                 clock = ([0] * config.num_players, [0.0] * config.num_players)
-                points = play_game(config, [players[p] for p in seats], seed_value, rng, table,
+                points = play_game(config, [players[p] for p in seats], seed_value, rng=rng, table=table,
                                    on_move=None if moves is None else lambda s, a: moves.append((s, a)),
                                    clock=clock)
                 records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points),

@@ -109,6 +109,7 @@ class EvaluationResult:
 def summarize(
     config: RulesConfig,
     labels: list[str],
+    *,
     player_specs: list[str],
     lineups: list[tuple[int, ...]],
     seed: int,

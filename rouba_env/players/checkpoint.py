@@ -383,6 +383,7 @@ def _write_tensors(path: Path, what: str, tensors: dict[str, np.ndarray], shapes
 
 
 def write_checkpoint(folder: str | Path, tensors: dict[str, np.ndarray], rules: RulesConfig,
+                     *,
                      max_players: int | None, hidden_sizes: tuple[int, ...], extra: dict | None = None,
                      architecture: str = "mlp", privileged_value: dict[str, np.ndarray] | None = None,
                      hand_head: dict[str, np.ndarray] | None = None) -> Path:

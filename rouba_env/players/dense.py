@@ -112,7 +112,7 @@ def dense_rows(x, weight, bias, relu, out):
             a[j] = zero if relu and not value > zero else value
 
 
-def dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, relu: bool = False,
+def dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, *, relu: bool = False,
           out: np.ndarray | None = None) -> np.ndarray:
     """float32[B, J]: ``x @ weight + bias`` (ReLU'd with ``relu``) for x[B, K] and weight[K, J], batch-invariant.
 

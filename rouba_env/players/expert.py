@@ -114,7 +114,7 @@ def solve_two_player(
     return values
 
 
-def solve_endgame(rules: RulesConfig, encoder: ObservationEncoder, actions: ActionEncoding, obs: np.ndarray,
+def solve_endgame(rules: RulesConfig, encoder: ObservationEncoder, actions: ActionEncoding, *, obs: np.ndarray,
                   legal: np.ndarray, rng: np.random.Generator, margin_weight: float,
                   node_limit: int) -> np.ndarray | None:
     """Exact `seat_value` of each action in ``legal`` when nothing relevant is hidden, else None.
@@ -126,7 +126,8 @@ def solve_endgame(rules: RulesConfig, encoder: ObservationEncoder, actions: Acti
     """
     if not endgame_is_open(rules, encoder.decode(obs), node_limit):
         return None
-    return endgame_values(determinize(rules, obs, rng, encoder), actions, legal, margin_weight, node_limit)
+    return endgame_values(determinize(rules, obs, rng, encoder), actions, legal, margin_weight=margin_weight,
+                          node_limit=node_limit)
 
 
 def endgame_is_open(rules: RulesConfig, view: ObservationView, node_limit: int) -> bool:
@@ -134,7 +135,7 @@ def endgame_is_open(rules: RulesConfig, view: ObservationView, node_limit: int) 
     return not (rules.num_players != 2 or rules.draw_from_deck or view.deck_size[0] != 0 or node_limit <= 0)
 
 
-def endgame_values(state: GameState, actions: ActionEncoding, legal: np.ndarray, margin_weight: float,
+def endgame_values(state: GameState, actions: ActionEncoding, legal: np.ndarray, *, margin_weight: float,
                    node_limit: int) -> np.ndarray | None:
     """`solve_endgame` on one full position: each legal action's exact value, or None past ``node_limit``."""
     solved = solve_two_player(state, state.current, margin_weight, node_limit)
@@ -143,7 +144,7 @@ def endgame_values(state: GameState, actions: ActionEncoding, legal: np.ndarray,
     return np.array([solved[actions.decode(int(action))] for action in legal])
 
 
-def anchored_choice(candidates: np.ndarray, values: np.ndarray, prior: np.ndarray, z: float,
+def anchored_choice(candidates: np.ndarray, values: np.ndarray, prior: np.ndarray, *, z: float,
                     prior_weight: float) -> int:
     """The searches' decision: the anchor (``candidates[0]``) unless another candidate beats it.
 
@@ -155,11 +156,11 @@ def anchored_choice(candidates: np.ndarray, values: np.ndarray, prior: np.ndarra
     difference = values - values[:, :1]
     mean = difference.mean(axis=0)
     stderr = difference.std(axis=0, ddof=1) / np.sqrt(values.shape[0]) if values.shape[0] > 1 else 0.0
-    return int(candidates[anchored_columns(mean[None, :], np.broadcast_to(stderr, mean.shape)[None, :], prior, z,
-                                           prior_weight)[0]])
+    return int(candidates[anchored_columns(mean[None, :], np.broadcast_to(stderr, mean.shape)[None, :], prior, z=z,
+                                           prior_weight=prior_weight)[0]])
 
 
-def anchored_columns(mean: np.ndarray, stderr: np.ndarray, prior: np.ndarray, z: float,
+def anchored_columns(mean: np.ndarray, stderr: np.ndarray, prior: np.ndarray, *, z: float,
                      prior_weight: float) -> np.ndarray:
     """int64[N]: `anchored_choice`'s column for each of N sample sets, from their paired advantages' moments.
 
@@ -212,6 +213,7 @@ class ExpertPolicy(BasePolicy):
     name = "expert"
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None,
+                 *,
                  samples: int = EXPERT_DEFAULT_SAMPLES, margin_weight: float = EXPERT_MARGIN_WEIGHT,
                  rollout: str | None = None, max_scale: int = EXPERT_MAX_SCALE,
                  z: float = EXPERT_Z, endgame_nodes: int = EXPERT_ENDGAME_NODES,
@@ -307,8 +309,8 @@ class ExpertPolicy(BasePolicy):
 
     def solve_endgame(self, obs: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
         """Exact values of the legal actions when nothing relevant is hidden, else None (`solve_endgame`)."""
-        return solve_endgame(self.rules, self.encoder, self.actions, obs, legal, rng, self.margin_weight,
-                             self.endgame_nodes)
+        return solve_endgame(self.rules, self.encoder, self.actions, obs=obs, legal=legal, rng=rng,
+                             margin_weight=self.margin_weight, node_limit=self.endgame_nodes)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         self.check_generator(rng)
@@ -323,7 +325,8 @@ class ExpertPolicy(BasePolicy):
         candidates, prior = self.candidates(legal, prior)
         if candidates.size == 1:
             return int(candidates[0])
-        return anchored_choice(candidates, self.sample_values(obs, candidates, rng), prior, self.z, PRIOR_WEIGHT)
+        return anchored_choice(candidates, self.sample_values(obs, candidates, rng), prior, z=self.z,
+                               prior_weight=PRIOR_WEIGHT)
 
     def candidates(self, legal: np.ndarray, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(candidates, their prior): the anchor player's best `max_moves` moves, best first (the anchor first)."""
@@ -356,7 +359,8 @@ class ExpertPolicy(BasePolicy):
             # act determinizes once (only the last capturer is unknown) and searches that position exactly.
             chances: dict[int, float] = {}
             for chance, world in self._worlds(obs):
-                values = endgame_values(world, self.actions, legal, self.margin_weight, self.endgame_nodes)
+                values = endgame_values(world, self.actions, legal, margin_weight=self.margin_weight,
+                                        node_limit=self.endgame_nodes)
                 if values is None:  # the search ran out of budget: act falls back to sampling
                     sampled = sampled or self._sampled_distribution(obs, legal, prior)
                     for action, share in sampled.items():
@@ -400,7 +404,7 @@ class ExpertPolicy(BasePolicy):
             stderr = np.sqrt(spread / (samples - 1) / samples)
         else:
             stderr = np.zeros_like(mean)
-        columns = anchored_columns(mean, stderr, prior, self.z, PRIOR_WEIGHT)
+        columns = anchored_columns(mean, stderr, prior, z=self.z, prior_weight=PRIOR_WEIGHT)
         chances = np.bincount(columns, weights=np.exp(log_chance), minlength=candidates.size)
         return {int(candidates[column]): float(chance) for column, chance in enumerate(chances) if chance > 0}
 

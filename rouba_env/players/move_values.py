@@ -51,6 +51,7 @@ class ActionFeatures:
 
 
 def cards_taken(view: ObservationView, features: ActionFeatures, take_all: bool,
+                *,
                 rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """int64[K]: cards action ``actions[k]`` moves into the mover's pile in row ``rows[k]``, besides the played card.
 
@@ -75,7 +76,7 @@ def all_entries(batch: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(np.arange(batch), num_actions), np.tile(np.arange(num_actions), batch)
 
 
-def pick_best(values: np.ndarray, rows: np.ndarray, actions: np.ndarray, batch: int,
+def pick_best(values: np.ndarray, rows: np.ndarray, actions: np.ndarray, *, batch: int,
               rng: Randomness) -> np.ndarray:
     """int64[batch]: per row, the action of the highest value among its entries; exact ties at random.
 
@@ -173,12 +174,15 @@ def greedy_priorities(features: ActionFeatures) -> np.ndarray:
 
 
 def greedy_values(view: ObservationView, features: ActionFeatures, rules: RulesConfig,
+                  *,
                   rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """float[K]: greedy's value of action ``actions[k]`` in row ``rows[k]``: cards taken + `greedy_priorities`."""
-    return cards_taken(view, features, rules.take_all, rows, actions) + greedy_priorities(features)[actions]
+    return cards_taken(view, features, rules.take_all, rows=rows,
+                       actions=actions) + greedy_priorities(features)[actions]
 
 
 def heuristic_values(view: ObservationView, features: ActionFeatures, rules: RulesConfig,
+                     *,
                      rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """float[K]: the heuristic's value of action ``actions[k]`` in row ``rows[k]``, in cards of margin.
 
@@ -200,7 +204,7 @@ def heuristic_values(view: ObservationView, features: ActionFeatures, rules: Rul
     """
     opponents = rules.num_players - 1
     is_discard, is_joker, rank = features.is_discard[actions], features.is_joker[actions], features.rank[actions]
-    taken = cards_taken(view, features, rules.take_all, rows, actions).astype(np.float64)
+    taken = cards_taken(view, features, rules.take_all, rows=rows, actions=actions).astype(np.float64)
     gain = np.where(is_discard, 0.0, taken + 1.0) + np.where(features.is_steal[actions], taken / opponents, 0.0)
 
     p_match = match_probabilities(view, rules)

@@ -365,6 +365,7 @@ class NetworkPolicy(BasePolicy):
     """
 
     def __init__(self, network: MLP | RankNetwork, rules: RulesConfig, max_players: int | None = None,
+                 *,
                  network_players: int | None = None, deterministic: bool = DETERMINISTIC_DEFAULT,
                  name: str = "network", reward: str = DEFAULT_VALUE_REWARD,
                  network_version: int = OBSERVATION_VERSION):

@@ -31,7 +31,7 @@ class OpenSpielPolicy(BasePolicy):
     caller's generator. Options: ``simulations`` (int, 1..100000), ``uct_c`` (float > 0).
     """
 
-    def __init__(self, rules: RulesConfig, max_players: int | None = None, argument: str | None = None,
+    def __init__(self, rules: RulesConfig, max_players: int | None = None, *, argument: str | None = None,
                  simulations: int = DEFAULT_SIMULATIONS, uct_c: float = DEFAULT_UCT_C):
         super().__init__(rules, max_players)
         if argument not in OPENSPIEL_BOTS:

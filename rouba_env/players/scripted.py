@@ -46,7 +46,7 @@ class ScoredMovePolicy(BasePolicy):
         rows, actions = legal_entries(mask)
         view = self.encoder.decode(obs)
         values = self.move_values(view, rows, actions)
-        return pick_best(values, rows, actions, view.batch_size, rng)
+        return pick_best(values, rows, actions, batch=view.batch_size, rng=rng)
 
     def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """float64[B, A]: the probability `act_batch` plays each action: shared equally by the legal
@@ -68,7 +68,7 @@ class GreedyPolicy(ScoredMovePolicy):
     name = "greedy"
 
     def move_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        return greedy_values(view, self.features, self.rules, rows, actions)
+        return greedy_values(view, self.features, self.rules, rows=rows, actions=actions)
 
 
 class HeuristicPolicy(ScoredMovePolicy):
@@ -82,4 +82,4 @@ class HeuristicPolicy(ScoredMovePolicy):
     name = "heuristic"
 
     def move_values(self, view: ObservationView, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        return heuristic_values(view, self.features, self.rules, rows, actions)
+        return heuristic_values(view, self.features, self.rules, rows=rows, actions=actions)

@@ -91,7 +91,7 @@ class SearchPolicy(BasePolicy):
 
     name = "search"
 
-    def __init__(self, rules: RulesConfig, max_players: int | None = None, policy: str = SEARCH_DEFAULT_POLICY,
+    def __init__(self, rules: RulesConfig, max_players: int | None = None, *, policy: str = SEARCH_DEFAULT_POLICY,
                  samples: int = SEARCH_DEFAULT_SAMPLES, depth: int = SEARCH_DEFAULT_DEPTH,
                  max_moves: int = SEARCH_DEFAULT_MAX_MOVES, z: float = SEARCH_DEFAULT_Z,
                  endgame_nodes: int = EXPERT_ENDGAME_NODES, opponent: str = "policy",
@@ -226,13 +226,13 @@ class SearchPolicy(BasePolicy):
         if legal.size == 1:
             return int(legal[0])
         prior = self.network.action_values(np.asarray(obs)[None, :])[0, legal]
-        exact = solve_endgame(self.rules, self.encoder, self.actions, obs, legal, rng,
-                              EXPERT_MARGIN_WEIGHT, self.endgame_nodes)
+        exact = solve_endgame(self.rules, self.encoder, self.actions, obs=obs, legal=legal, rng=rng,
+                              margin_weight=EXPERT_MARGIN_WEIGHT, node_limit=self.endgame_nodes)
         if exact is not None:
             return int(legal[np.argmax(exact + SEARCH_PRIOR_WEIGHT * prior)])
         order = np.argsort(-prior, kind="stable")[: self.max_moves]
         candidates, prior = legal[order], prior[order]
         if candidates.size == 1:
             return int(candidates[0])
-        return anchored_choice(candidates, self.move_values(obs, candidates, rng), prior, self.z,
-                               SEARCH_PRIOR_WEIGHT)
+        return anchored_choice(candidates, self.move_values(obs, candidates, rng), prior, z=self.z,
+                               prior_weight=SEARCH_PRIOR_WEIGHT)

@@ -52,9 +52,9 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"unknown env_config key(s) {unknown}; known: {list(self.KNOWN_KEYS)}")
         self.rules = make_rules(config.get("rules", "standard"), num_players=config.get("num_players", 2))
         # The game, its illegal-action rule and its rewards: the environments' one `Table`.
-        self.table = Table(self.rules, config.get("max_players"), config.get("reward", DEFAULT_REWARD),
-                                   config.get("illegal_action", "terminate"),
-                                   config.get("illegal_reward", DEFAULT_ILLEGAL_REWARD))
+        self.table = Table(self.rules, config.get("max_players"), reward=config.get("reward", DEFAULT_REWARD),
+                                   illegal_action=config.get("illegal_action", "terminate"),
+                                   illegal_reward=config.get("illegal_reward", DEFAULT_ILLEGAL_REWARD))
         self.encoder, self.encoding = self.table.encoder, self.table.actions
         self.max_players = self.encoder.max_players
         self.possible_agents = [agent_id(seat) for seat in range(self.rules.num_players)]

@@ -106,7 +106,7 @@ class SelfPlayPool(RLlibCallback):
         result["opponent_pool"] = self.opponents()
 
 
-def selfplay_config(num_players: int = 2, scripted: Sequence[str] = ("greedy", "heuristic"),
+def selfplay_config(num_players: int = 2, *, scripted: Sequence[str] = ("greedy", "heuristic"),
                     hidden_sizes: Sequence[int] = DEFAULT_HIDDEN_SIZES, snapshot_interval: int = 1,
                     pool_size: int = 4, reward: str = DEFAULT_REWARD, rules: str | dict = "standard",
                     num_env_runners: int = 0, train_batch_size: int = 4000, minibatch_size: int = 512,
@@ -157,6 +157,7 @@ class RLlibPolicy(BasePolicy):
     """
 
     def __init__(self, module, rules: RulesConfig, max_players: int | None = None,
+                 *,
                  deterministic: bool = DETERMINISTIC_DEFAULT, name: str = "rllib"):
         super().__init__(rules, max_players)
         self.module = module
@@ -189,4 +190,5 @@ def export_checkpoint(module, folder: str | Path, env_config: dict | None = None
              for name, value in module.state_dict().items()}
     hidden = [int(state[weight_of(mlp_hidden_layer(layer))].shape[0]) for layer in range(len(module.trunk) // 2)]
     info = {"source": "rllib", "train_config": {"reward": env.table.reward_mode}, **(extra or {})}
-    return write_checkpoint(folder, state, env.rules, env.encoder.max_players, tuple(hidden), extra=info)
+    return write_checkpoint(folder, state, env.rules, max_players=env.encoder.max_players, hidden_sizes=tuple(hidden),
+                            extra=info)

@@ -171,7 +171,7 @@ def slot_shapes(num_players: int, total_cards: int, hand_cards: int, tracked: in
     }
 
 
-def slot_layout(config: RulesConfig, batch: int, move_stride: int, reward: str, auto_reset: bool, track_cards: bool,
+def slot_layout(config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool, track_cards: bool,
                 extra_params: Sequence[int] = ()) -> tuple[Rules, dict[str, tuple[int, ...]], np.ndarray, int]:
     """(rules, each field's shape per slot, the parameter vector, the buffer's length) of ``batch`` slots."""
     n, C = config.num_players, config.total_cards
@@ -233,10 +233,11 @@ class GameArrays:
     deck_cards: np.ndarray
     """Views into ``buffer``, one per `STATE_FIELDS` name (the `Game` fields of the same names)."""
 
-    def __init__(self, config: RulesConfig, batch: int, move_stride: int, reward: str, auto_reset: bool,
+    def __init__(self, config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool,
                  track_cards: bool, extra_params: Sequence[int] = ()):
-        self.rules, self.shapes, self.params, size = slot_layout(config, batch, move_stride, reward, auto_reset,
-                                                                 track_cards, extra_params)
+        self.rules, self.shapes, self.params, size = slot_layout(config, batch, move_stride=move_stride, reward=reward,
+                                                                 auto_reset=auto_reset,
+                                                                 track_cards=track_cards, extra_params=extra_params)
         self.batch = batch
         self.buffer = blank_buffer(self.params, size, batch)
         self.current = np.full(batch, NO_SEAT, dtype=np.int64)
@@ -249,7 +250,7 @@ class GameArrays:
     def load(self, b: int, state: "GameState") -> None:
         """Write a card-level `GameState` (of these rules) into slot ``b``; its cards too with ``track_cards``
         (`load_slot`)."""
-        load_slot(self.params, self.buffer, self.current, b, state)
+        load_slot(self.params, self.buffer, self.current, b, state=state)
 
     def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
         """Every `STATE_FIELDS` array of another buffer of this layout (a copy of ``self.buffer``), by name."""
@@ -269,7 +270,7 @@ class GameArrays:
         self._bind_views()
 
 
-def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: int, state: "GameState") -> None:
+def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: int, *, state: "GameState") -> None:
     """Write a card-level `GameState` into slot ``b`` of a game's arrays (``params``, ``buffer``, ``current``).
 
     The card lists travel as one array of codes (hands, table, piles, deck) with their lengths, and one
@@ -317,16 +318,18 @@ class OnePosition:
         """``kernel(params, buffer, current, *args)`` on a one-slot buffer with the cards named (a
         `rouba_env.rules.engine.Position`'s), read where it lies under this user's parameters."""
         if self._tracked_params is None:
-            self._tracked_params = GameArrays(self.config, 1, self.move_stride, REWARD_MODES[0], False, True,
-                                              self.extra_params).params
+            self._tracked_params = GameArrays(self.config, 1, move_stride=self.move_stride, reward=REWARD_MODES[0],
+                                              auto_reset=False, track_cards=True,
+                                              extra_params=self.extra_params).params
         return kernel(self._tracked_params, buffer, current, *args)
 
     def run(self, state: "GameState", kernel, *args):
         """``kernel(params, buffer, current, *args)`` on slot 0 holding ``state``; its answer."""
         with self._lock:
             if self._arrays is None:
-                self._arrays = GameArrays(self.config, 1, self.move_stride, REWARD_MODES[0], False, False,
-                                          self.extra_params)
+                self._arrays = GameArrays(self.config, 1, move_stride=self.move_stride, reward=REWARD_MODES[0],
+                                          auto_reset=False, track_cards=False,
+                                          extra_params=self.extra_params)
             arrays = self._arrays
             arrays.load(0, state)
             return kernel(arrays.params, arrays.buffer, arrays.current, *args)

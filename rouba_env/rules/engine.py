@@ -158,7 +158,8 @@ class PositionLayout:
     def __init__(self, config: RulesConfig):
         self.config = config
         self.stride = TARGET_PILE_OFFSET + config.num_players
-        _, self.shapes, self.params, self.size = slot_layout(config, 1, self.stride, REWARD_MODES[0], False, True)
+        _, self.shapes, self.params, self.size = slot_layout(config, 1, move_stride=self.stride,
+                                                             reward=REWARD_MODES[0], auto_reset=False, track_cards=True)
         self.fields = {name: (int(self.params[P_OFFSETS + index]), self.shapes[name])
                        for index, name in enumerate(STATE_FIELDS)}
         """Each field's (start in the buffer, shape)."""
@@ -193,7 +194,7 @@ class Position:
         """The position of a card-level state (the state is copied in: changing one changes nothing in the other)."""
         layout = PositionLayout(state.config)
         position = cls(layout, *layout.blank())
-        load_slot(layout.params, position.buffer, position.seat, 0, state)
+        load_slot(layout.params, position.buffer, position.seat, 0, state=state)
         return position
 
     @classmethod

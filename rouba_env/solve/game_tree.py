@@ -118,7 +118,7 @@ class GameTree:
     `rouba_env.players.base.Policy` sitting in that seat is shown there.
     """
 
-    def __init__(self, rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD, max_deals: int = MAX_DEALS,
+    def __init__(self, rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD, *, max_deals: int = MAX_DEALS,
                  max_histories: int = MAX_HISTORIES, progress: Callable[[int], None] | None = None):
         self.rules = rules
         self.reward = scoring.check_reward_mode(reward)

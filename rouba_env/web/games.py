@@ -127,7 +127,7 @@ def check_opponent_spec(spec, checkpoints: dict[str, Path]) -> tuple[str, str]:
 class WebGame:
     """One game: the engine state, the human seat, the opponents' policies and the event log."""
 
-    def __init__(self, game_id: str, rules, human_seat: int, specs: Sequence[str], policies: dict,
+    def __init__(self, game_id: str, rules, *, human_seat: int, specs: Sequence[str], policies: dict,
                  rng: np.random.Generator, now: float):
         self.game_id = game_id
         self.rules = rules
@@ -236,7 +236,7 @@ class GameStore:
     each finished game's record is written there.
     """
 
-    def __init__(self, ttl_s: float = DEFAULT_TTL_S, max_games: int = DEFAULT_MAX_GAMES,
+    def __init__(self, ttl_s: float = DEFAULT_TTL_S, *, max_games: int = DEFAULT_MAX_GAMES,
                  save_folder: "str | Path | None" = None, clock: Callable[[], float] = time.monotonic,
                  seed: int | None = None, checkpoint_folder: "str | Path | None" = None):
         if not ttl_s > 0:
@@ -277,7 +277,8 @@ class GameStore:
                                     f"finish one or wait for idle games to expire")
             game_id = secrets.token_hex(GAME_ID_BYTES)
             seeds = np.random.SeedSequence(seed) if seed is not None else self.seeds.spawn(1)[0]
-            game = WebGame(game_id, rules, seat, specs, policies, np.random.default_rng(seeds), self.clock())
+            game = WebGame(game_id, rules, human_seat=seat, specs=specs, policies=policies,
+                           rng=np.random.default_rng(seeds), now=self.clock())
             self.games[game_id] = game
         with game.lock:
             game.play_opponents()

@@ -95,7 +95,7 @@ class RoubaServer(ThreadingHTTPServer):
             return
         super().handle_error(request, client_address)
 
-    def __init__(self, address: tuple[str, int], store: GameStore, replays: ReplayLibrary | None = None,
+    def __init__(self, address: tuple[str, int], store: GameStore, *, replays: ReplayLibrary | None = None,
                  max_body: int = DEFAULT_MAX_BODY, quiet: bool = False, preselect: dict | None = None):
         super().__init__(address, RequestHandler)
         self.store = store
@@ -281,7 +281,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         self._send(200, (STATIC_DIR / name).read_bytes(), STATIC_FILES[name])
 
 
-def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, replays: "str | Path | None" = None,
+def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, replays: "str | Path | None" = None,
                 save_games: "str | Path | None" = None, ttl_s: float = DEFAULT_TTL_S,
                 max_games: int = DEFAULT_MAX_GAMES, max_body: int = DEFAULT_MAX_BODY, quiet: bool = False,
                 store: GameStore | None = None, checkpoints: "str | Path | None" = None,
@@ -297,7 +297,7 @@ def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, replays: "st
     if preselect:  # what the form starts with must be a game the server would start
         opponents = preselect.get("opponents") or ["heuristic"]
         store.check_new_game({"num_players": len(opponents) + 1, **preselect, "opponents": opponents})
-    return RoubaServer((host, port), store, library, max_body=max_body, quiet=quiet, preselect=preselect)
+    return RoubaServer((host, port), store, replays=library, max_body=max_body, quiet=quiet, preselect=preselect)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -348,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     preselect = {key: getattr(args, key) for key in ("opponents", "rules", "seat", "seed")
                  if getattr(args, key) is not None}
     try:
-        server = make_server(args.host, args.port, args.replays, args.save_games, args.ttl, args.max_games,
+        server = make_server(args.host, args.port, replays=args.replays, save_games=args.save_games, ttl_s=args.ttl,
+                             max_games=args.max_games,
                              quiet=args.quiet, checkpoints=args.checkpoints, preselect=preselect)
     except ApiError as error:  # a preselected opponent, seat or seed the page could not use
         print(f"error: --opponents/--rules/--seat/--seed preselect a game the page could not start: "

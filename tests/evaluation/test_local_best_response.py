@@ -88,7 +88,8 @@ def test_the_posterior_is_exact_bayes_over_every_deal_of_mini(spec):
             continue
         table, recorder, moves = found
         lbr = LocalBestResponse(target, target, rules)
-        hands, weights = lbr.hands(table.game, 0, 0, recorder.this_hand(table.game, 0), np.random.default_rng(0))
+        hands, weights = lbr.hands(table.game, 0, 0, decisions=recorder.this_hand(table.game, 0),
+                                   rng=np.random.default_rng(0))
         ours = {tuple(int(c) for c in hand): float(w) for hand, w in zip(hands, weights) if w > 0}
         exact = exact_posterior(rules, target, moves, table.game.observe_slots([0], [0])[0])
         assert ours.keys() == exact.keys()

@@ -29,7 +29,8 @@ CRAFTED_PEAK_BYTES = 5_000_000
 @pytest.fixture
 def saved(tmp_path):
     rules = preset("standard")
-    write_checkpoint(tmp_path / "ckpt", random_tensors(rules, 4, (8,)), rules, 4, (8,), extra={"learner_steps": 10})
+    write_checkpoint(tmp_path / "ckpt", random_tensors(rules, 4, (8,)), rules, max_players=4, hidden_sizes=(8,),
+                     extra={"learner_steps": 10})
     return tmp_path / "ckpt"
 
 
@@ -196,7 +197,7 @@ def test_shipped_names_always_mean_the_shipped_checkpoints(tmp_path, monkeypatch
     from tests.players.helpers import random_tensors
 
     rules = preset("standard")
-    write_checkpoint(tmp_path / "2p", random_tensors(rules, 2, (8,)), rules, 2, (8,))
+    write_checkpoint(tmp_path / "2p", random_tensors(rules, 2, (8,)), rules, max_players=2, hidden_sizes=(8,))
     monkeypatch.chdir(tmp_path)
     assert resolve_checkpoint("2p") == shipped_dir() / "2p"
     assert resolve_checkpoint("./2p").resolve() == (tmp_path / "2p").resolve(), "a local folder is a path"
@@ -230,7 +231,7 @@ def test_a_new_checkpoint_records_the_version_it_was_trained_on(tmp_path):
     from rouba_env.encoding.observation import OBSERVATION_VERSION
 
     rules = preset("standard")
-    folder = write_checkpoint(tmp_path / "new", random_tensors(rules, 2, (8,)), rules, 2, (8,))
+    folder = write_checkpoint(tmp_path / "new", random_tensors(rules, 2, (8,)), rules, max_players=2, hidden_sizes=(8,))
     assert json.loads((folder / "metadata.json").read_text())["observation_version"] == OBSERVATION_VERSION
     assert load_policy(folder).network_version == OBSERVATION_VERSION
 
@@ -259,7 +260,8 @@ def privileged_tensors(rules, max_players, widths=(6,), seed=0):
 def test_a_privileged_value_ships_beside_the_actor_and_is_checked_like_it(tmp_path):
     rules = preset("standard")
     critic = privileged_tensors(rules, 2)
-    write_checkpoint(tmp_path / "ckpt", random_tensors(rules, 2, (8,)), rules, 2, (8,), privileged_value=critic)
+    write_checkpoint(tmp_path / "ckpt", random_tensors(rules, 2, (8,)), rules, max_players=2, hidden_sizes=(8,),
+                     privileged_value=critic)
     policy = load_policy(tmp_path / "ckpt")
     assert json.loads((tmp_path / "ckpt" / "metadata.json").read_text())["privileged_value"] == {
         "widths": [6], "hidden_size": ObservationEncoder(rules, 2).hidden_size}
@@ -271,7 +273,7 @@ def test_a_privileged_value_ships_beside_the_actor_and_is_checked_like_it(tmp_pa
     assert load_policy("2p-0.3").privileged_value is None, "checkpoints without one load as before"
     assert load_policy("2p").privileged_value is not None, "the shipped 2p carries its critic for the search"
     with pytest.raises(ValueError, match="privileged_value tensors must have the shapes"):
-        write_checkpoint(tmp_path / "bad", random_tensors(rules, 2, (8,)), rules, 2, (8,),
+        write_checkpoint(tmp_path / "bad", random_tensors(rules, 2, (8,)), rules, max_players=2, hidden_sizes=(8,),
                          privileged_value={**critic, "2.bias": np.zeros(3, np.float32)})
     meta = json.loads((tmp_path / "ckpt" / "metadata.json").read_text())
     for name, change, message in [
@@ -300,15 +302,17 @@ def test_a_hand_head_ships_with_a_rank_network_only_and_is_checked(tmp_path):
     rng = np.random.default_rng(0)
     tensors = {name: rng.normal(size=shape).astype(np.float32) for name, shape in rank_network_shapes(meta).items()}
     hands = {"weight": rng.normal(size=(3, 4)).astype(np.float32), "bias": np.zeros(3, np.float32)}
-    write_checkpoint(tmp_path / "rank", tensors, rules, 2, (8, 4), architecture="rank", hand_head=hands)
+    write_checkpoint(tmp_path / "rank", tensors, rules, max_players=2, hidden_sizes=(8, 4), architecture="rank",
+                     hand_head=hands)
     policy = load_policy(tmp_path / "rank")
     assert policy.predicted_hidden(np.zeros((2, policy.encoder.size), np.float32)).shape == (2, 3, 14)
     with pytest.raises(ValueError, match="has no hand head"):
         load_policy("2p").predicted_hidden(np.zeros((1, policy.encoder.size), np.float32))
     with pytest.raises(CheckpointError, match="rank networks only"):
-        write_checkpoint(tmp_path / "mlp", random_tensors(rules, 2, (8,)), rules, 2, (8,), hand_head=hands)
+        write_checkpoint(tmp_path / "mlp", random_tensors(rules, 2, (8,)), rules, max_players=2, hidden_sizes=(8,),
+                         hand_head=hands)
     with pytest.raises(ValueError, match="hand_head tensors must have the shapes"):
-        write_checkpoint(tmp_path / "bad", tensors, rules, 2, (8, 4), architecture="rank",
+        write_checkpoint(tmp_path / "bad", tensors, rules, max_players=2, hidden_sizes=(8, 4), architecture="rank",
                          hand_head={**hands, "bias": np.zeros(5, np.float32)})
     (tmp_path / "rank" / "hand_head.safetensors").unlink()
     with pytest.raises(CheckpointError, match="has no hand_head.safetensors"):

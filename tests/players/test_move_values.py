@@ -34,7 +34,7 @@ def view_and_values(config, state, values):
     view = encoder.decode(encoder.encode(state, 0))
     features = ActionFeatures(encoding)
     rows, actions = all_entries(1, encoding.size)
-    return view, features, values(view, features, config, rows, actions)
+    return view, features, values(view, features, config, rows=rows, actions=actions)
 
 
 def test_cards_taken_by_a_steal_a_table_capture_and_a_discard():
@@ -43,7 +43,7 @@ def test_cards_taken_by_a_steal_a_table_capture_and_a_discard():
     view, features, _ = view_and_values(config, state, greedy_values)
     actions = np.array([action_of(config, RANKS["K"], SECOND), action_of(config, RANKS["7"], NEXT),
                         action_of(config, RANKS["3"], TARGET_TABLE), action_of(config, RANKS["7"], TARGET_DISCARD)])
-    taken = cards_taken(view, features, config.take_all, np.zeros(4, dtype=np.int64), actions)
+    taken = cards_taken(view, features, config.take_all, rows=np.zeros(4, dtype=np.int64), actions=actions)
     assert taken.tolist() == [11, 5, 1, 0]
 
 
@@ -52,7 +52,8 @@ def test_take_all_takes_every_card_of_the_rank_and_the_table_jokers():
     state = make_state(config, hands=["7", "4"], table="7 7 jk 2", piles=["", ""], deck="")
     view, features, _ = view_and_values(config, state, greedy_values)
     action = np.array([action_of(config, RANKS["7"], TARGET_TABLE)])
-    assert cards_taken(view, features, config.take_all, np.zeros(1, dtype=np.int64), action).tolist() == [3]
+    assert cards_taken(view, features, config.take_all, rows=np.zeros(1, dtype=np.int64),
+                       actions=action).tolist() == [3]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -68,7 +69,7 @@ def test_cards_taken_is_what_the_reference_moves_onto_the_pile(config, seed):
         mover, legal = state.current, reference.legal_moves(state)
         view = encoder.decode(encoder.encode(state, mover))
         actions = np.array([encoding.encode(move) for move in legal])
-        taken = cards_taken(view, features, config.take_all, np.zeros(len(legal), dtype=np.int64), actions)
+        taken = cards_taken(view, features, config.take_all, rows=np.zeros(len(legal), dtype=np.int64), actions=actions)
         for move, count in zip(legal, taken):
             after = reference.apply_move(state, move)
             if reference.is_terminal(after):
@@ -128,5 +129,5 @@ def test_pick_best_breaks_exact_ties_at_random_and_never_reorders():
     rows = np.array([0, 0, 0, 1, 1])
     actions = np.array([3, 5, 7, 2, 4])
     values = np.array([1.0, 2.0, 2.0, 0.5, 0.4])
-    picks = {tuple(pick_best(values, rows, actions, 2, np.random.default_rng(seed))) for seed in range(20)}
+    picks = {tuple(pick_best(values, rows, actions, batch=2, rng=np.random.default_rng(seed))) for seed in range(20)}
     assert picks == {(5, 2), (7, 2)}

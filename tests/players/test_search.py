@@ -117,7 +117,7 @@ def test_search_never_plays_an_illegal_move(name, tmp_path):
     for num_players in (2, 3):
         config = seated_preset(name, num_players)
         write_checkpoint(tmp_path / f"{num_players}", random_tensors(config, num_players, (16,), seed=num_players),
-                         config, num_players, (16,))
+                         config, max_players=num_players, hidden_sizes=(16,))
         search = make_policy(f"search:policy={tmp_path / str(num_players)},samples=2,depth=2", config)
         rng = np.random.default_rng(num_players)
         for turns in (0, 5, 11, 19, 30):

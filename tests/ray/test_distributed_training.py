@@ -60,7 +60,7 @@ def test_rollout_worker_collects_legal_learner_turns_with_the_shipped_weights():
     config = TrainConfig.of(**dict(TINY, num_players=(2, 3)))
     tables, max_players, network, pool = _setup(config)
     pool.add_snapshot(network, 7)
-    worker = RolloutWorker(config.to_dict(), [t.to_dict() for t in tables], max_players, 1, [5, 3])
+    worker = RolloutWorker(config.to_dict(), [t.to_dict() for t in tables], max_players, index=1, slots=[5, 3])
     pool_state = {"snapshots": [network_state(s) for s in pool.snapshots], "steps": list(pool.snapshot_steps)}
     batch, pid = worker.collect(network_state(network), pool_state, update=0)
     assert pid == os.getpid()
@@ -76,7 +76,7 @@ def test_rollout_worker_collects_legal_learner_turns_with_the_shipped_weights():
 def test_collector_restarts_a_killed_actor_and_keeps_collecting(ray_session):
     config = TrainConfig.of(**TINY)
     tables, max_players, network, pool = _setup(config)
-    collector = RayCollector(config, tables, max_players, pool, update=0)
+    collector = RayCollector(config, tables, max_players, pool=pool, update=0)
     try:
         first = collector.collect(network)
         os.kill(collector.pids[1], signal.SIGKILL)

@@ -130,7 +130,7 @@ def test_the_checkpoint_writer_refuses_a_network_the_loader_would_refuse(tmp_pat
     from rouba_env.rules.config import preset
 
     with pytest.raises(ValueError, match="what a checkpoint may hold"):
-        write_checkpoint(tmp_path / "big", {}, preset("standard"), 2, (MAX_HIDDEN_WIDTH + 1,))
+        write_checkpoint(tmp_path / "big", {}, preset("standard"), max_players=2, hidden_sizes=(MAX_HIDDEN_WIDTH + 1,))
     assert not (tmp_path / "big").exists()
 
 

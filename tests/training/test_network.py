@@ -37,11 +37,11 @@ def test_numpy_policy_plays_the_torch_networks_argmax(tmp_path, architecture, pr
     rules = preset(preset_name, num_players=3)
     torch.manual_seed(0)
     network = make_network(architecture, ObservationEncoder(rules, 4).size, ActionEncoding(rules, 4).size,
-                           (64, 32), 4)
+                           hidden_sizes=(64, 32), max_players=4)
     with torch.no_grad():  # sharper logits than the near-uniform initial head, so argmaxes differ per position
         for head in POLICY_HEADS[architecture]:
             getattr(network, head).weight.mul_(300.0)
-    save_policy(tmp_path / "policy", network, rules, 4)
+    save_policy(tmp_path / "policy", network, rules, max_players=4)
     assert read_metadata(tmp_path / "policy")["architecture"] == architecture
     policy = load_policy(tmp_path / "policy", rules=rules, max_players=4)
     obs, masks = positions(rules, 400, seed=1)
@@ -93,7 +93,7 @@ def test_the_rank_network_treats_every_natural_rank_alike():
     action_of = (moved_kind[:, None] * actions.num_targets + np.arange(actions.num_targets)[None, :]).ravel()
     torch.manual_seed(1)
     for architecture, equivariant in (("rank", True), ("mlp", False)):
-        network = make_network(architecture, encoder.size, actions.size, (64, 32), 2)
+        network = make_network(architecture, encoder.size, actions.size, hidden_sizes=(64, 32), max_players=2)
         with torch.no_grad():
             logits, values = network(torch.as_tensor(obs))
             moved_logits, moved_values = network(torch.as_tensor(moved_obs))
@@ -133,9 +133,10 @@ def test_the_torch_networks_tensor_names_are_the_checkpoint_tables(tmp_path, arc
 
     rules = preset("standard")
     encoder = ObservationEncoder(rules, 2)
-    network = make_network(architecture, encoder.size, ActionEncoding(rules, 2).size, (32, 16), 2,
+    network = make_network(architecture, encoder.size, ActionEncoding(rules, 2).size, hidden_sizes=(32, 16),
+                           max_players=2,
                            critic=critic, hidden_size=encoder.hidden_size, hand_head=hand_head)
-    folder = save_policy(tmp_path / "policy", network, rules, 2)
+    folder = save_policy(tmp_path / "policy", network, rules, max_players=2)
     metadata = read_metadata(folder)
     assert written(folder / WEIGHTS_FILE) == expected_shapes(metadata)
     if hand_head:

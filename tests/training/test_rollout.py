@@ -28,7 +28,7 @@ def make_games(weights, num_players=2, num_envs=32, every_seat=False):
 def test_the_opponents_sit_at_the_batched_table_and_the_network_plays_the_open_seats():
     games, network = make_games((0.3, 0.3, 0.4), num_players=3)
     assert isinstance(games.table, VectorTable)
-    batch = games.collect(network, torch.device("cpu"), torch.Generator().manual_seed(0), rollout_steps=12,
+    batch = games.collect(network, torch.device("cpu"), generator=torch.Generator().manual_seed(0), rollout_steps=12,
                           gamma=1.0, gae_lambda=0.95)
     seated = games.table.seats
     for slot in range(len(seated)):
@@ -52,7 +52,7 @@ def test_every_recorded_turn_is_the_learners_own():
     seen = []
     games.table.before_move = lambda slots, seats, actions: seen.append(
         (slots.copy(), seats.copy(), games.learner_seat[slots].copy()))
-    batch = games.collect(network, torch.device("cpu"), torch.Generator().manual_seed(1), rollout_steps=6,
+    batch = games.collect(network, torch.device("cpu"), generator=torch.Generator().manual_seed(1), rollout_steps=6,
                           gamma=1.0, gae_lambda=0.95)
     learner_moves = sum(int((seats == learner).sum()) for _, seats, learner in seen)
     assert len(batch.actions) <= learner_moves and len(batch.actions) > 0
@@ -74,7 +74,8 @@ def test_in_self_play_every_seat_is_recorded_when_asked():
     counts = {}
     for every_seat in (False, True):
         games, network = make_games((1.0, 0.0, 0.0), num_envs=envs, every_seat=every_seat)
-        batch = games.collect(network, torch.device("cpu"), torch.Generator().manual_seed(1), rollout_steps=rounds,
+        batch = games.collect(network, torch.device("cpu"), generator=torch.Generator().manual_seed(1),
+                              rollout_steps=rounds,
                               gamma=1.0, gae_lambda=1.0)
         counts[every_seat] = len(batch.actions)
         assert batch.mask[np.arange(len(batch.actions)), batch.actions].all()

@@ -513,8 +513,9 @@ def test_a_hand_head_ships_with_a_rank_network_and_a_search_draws_its_samples_by
     assert (tmp_path / "policy" / "hand_head.safetensors").is_file()
     policy = make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard"))
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
-    network = make_network("rank", policy.encoder.size, policy.actions.size, (16, 8), 2, "shared",
-                           policy.encoder.hidden_size, True)
+    network = make_network("rank", policy.encoder.size, policy.actions.size, hidden_sizes=(16, 8), max_players=2,
+                           critic="shared",
+                           hidden_size=policy.encoder.hidden_size, hand_head=True)
     network.load_state_dict(saved["network"])
     obs = np.random.default_rng(0).random((4, policy.encoder.size), dtype=np.float32)
     with torch.no_grad():

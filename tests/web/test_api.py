@@ -305,7 +305,7 @@ def test_checkpoints_from_a_given_folder_by_name_only(live_server, tmp_path):
     from tests.players.test_checkpoint import random_tensors
 
     rules = preset("standard")
-    write_checkpoint(tmp_path / "mine", random_tensors(rules, 2, (8,)), rules, 2, (8,))
+    write_checkpoint(tmp_path / "mine", random_tensors(rules, 2, (8,)), rules, max_players=2, hidden_sizes=(8,))
     (tmp_path / "not-a-checkpoint").mkdir()
     _, client = live_server(checkpoints=tmp_path)
     status, options = client.get("/api/options")
@@ -412,7 +412,7 @@ def test_an_opponent_that_plays_illegally_is_named_and_the_save_folder_may_fail(
     tensors = random_tensors(rules, 2, (8,))
     tensors["policy_head.bias"][:] = -3e38  # finite weights whose logits overflow: must still play legally
     folder = tmp_path / "nets"
-    write_checkpoint(folder / "overflow", tensors, rules, 2, (8,))
+    write_checkpoint(folder / "overflow", tensors, rules, max_players=2, hidden_sizes=(8,))
     blocked = tmp_path / "saved"
     blocked.write_text("a file where the folder should be")
     server, client = live_server(store=GameStore(save_folder=blocked, checkpoint_folder=folder))

@@ -11,7 +11,7 @@ from rouba_env.cli.benchmark.report import repeat, summarize
 from rouba_env.rules.config import preset
 
 
-def aec_random_play(make_env, rules, rng: np.random.Generator, env_steps: int, time_limit: float) -> dict:
+def aec_random_play(make_env, rules, rng: np.random.Generator, *, env_steps: int, time_limit: float) -> dict:
     """Steps/s of a PettingZoo AEC env under random legal play: ``agent_iter``, ``last``, a random legal
     action from the mask, ``step``, a new game at the end of each."""
     env = make_env(rules=rules)
@@ -39,7 +39,8 @@ def aec_random_play(make_env, rules, rng: np.random.Generator, env_steps: int, t
 def _aec_rows(args, make_env, name: str) -> list[dict]:
     rules = preset(args.rules, num_players=args.players)
     rng = np.random.default_rng(args.seed)
-    measure = lambda: aec_random_play(make_env, rules, rng, args.env_steps, args.time_limit)  # noqa: E731
+    measure = lambda: aec_random_play(make_env, rules, rng, env_steps=args.env_steps,
+                                      time_limit=args.time_limit)  # noqa: E731
     return [{"variant": f"{name} {args.rules} {args.players}p", **repeat(args, measure)}]
 
 
@@ -154,9 +155,10 @@ def bench_aec_vs_openspiel(args) -> list[dict]:
         have_openspiel = False
     runs: dict[str, list[dict]] = {"ours": [], "idle": [], "openspiel": []}
     for _ in range(args.repeats):
-        runs["ours"].append(aec_random_play(rouba_env.env, rules, rng, args.env_steps, args.time_limit))
-        runs["idle"].append(aec_random_play(lambda rules: idle_env(rules), rules, rng, args.env_steps,
-                                            args.time_limit))
+        runs["ours"].append(aec_random_play(rouba_env.env, rules, rng, env_steps=args.env_steps,
+                                            time_limit=args.time_limit))
+        runs["idle"].append(aec_random_play(lambda rules: idle_env(rules), rules, rng, env_steps=args.env_steps,
+                                            time_limit=args.time_limit))
         if have_openspiel:
             runs["openspiel"].append(openspiel_random_play(OPENSPIEL_REFERENCE_GAME, rng, args.env_steps,
                                                            args.time_limit))

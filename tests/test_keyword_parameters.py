@@ -1,0 +1,56 @@
+"""Call sites read by keyword: no function of the package, the trainer or the scripts takes more than
+`MAX_POSITIONAL` positional parameters beyond ``self``/``cls``; the rest are keyword-only.
+
+Functions compiled by numba are left out: numba cannot bind keyword-only parameters when one compiled
+function calls another, so the kernels keep positional arrays (the rules core's calls among themselves).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKED = ("rouba_env", "training", "scripts")
+MAX_POSITIONAL = 4
+COMPILED_DECORATORS = ("njit", "jit", "vectorize", "guvectorize")
+
+
+def is_compiled(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """True for a function compiled by numba (decorated ``@numba.njit(...)``, ``@njit`` and the like)."""
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in COMPILED_DECORATORS:
+            return True
+    return False
+
+
+def too_positional(source: str, where: str = "<source>") -> list[str]:
+    """``where:line name (n positional)`` for each function of ``source`` with more than `MAX_POSITIONAL`
+    positional parameters beyond a leading ``self`` or ``cls``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or is_compiled(node):
+            continue
+        names = [argument.arg for argument in node.args.posonlyargs + node.args.args]
+        if names and names[0] in ("self", "cls"):
+            names = names[1:]
+        if len(names) > MAX_POSITIONAL:
+            found.append(f"{where}:{node.lineno} {node.name} ({len(names)} positional)")
+    return found
+
+
+def test_the_check_finds_a_planted_function_with_six_positional_parameters():
+    planted = "def plant(a, b, c, d, e, f):\n    return a\n\nclass Pot:\n    def grow(self, a, b, c, d, e):\n        pass\n"
+    assert too_positional(planted) == ["<source>:1 plant (6 positional)", "<source>:5 grow (5 positional)"]
+    fixed = "def plant(a, b, c, *, d, e, f):\n    return a\n\n@numba.njit(cache=True)\ndef kernel(a, b, c, d, e):\n    pass\n"
+    assert too_positional(fixed) == []
+
+
+def test_no_function_takes_more_than_four_positional_parameters():
+    found = []
+    for folder in CHECKED:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            found += too_positional(path.read_text(), str(path.relative_to(ROOT)))
+    assert found == [], "make the parameters past the third or fourth keyword-only:\n" + "\n".join(found)
