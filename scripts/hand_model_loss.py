@@ -25,7 +25,7 @@ from rouba_env.players.move_values import unseen_counts
 from rouba_env.players.network import HAND_SMOOTHING, hand_distribution, load_policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.engine import NUM_RANK_SLOTS
-from rouba_env.table import Table
+from rouba_env.table import SingleGame
 
 HELD_OUT_SEED = 10**9
 """Deals far from the trainer's (it deals from small seeds)."""
@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(HELD_OUT_SEED)
     observations, hidden = [], []
     for game in range(args.games):
-        table = Table(rules)
+        table = SingleGame(rules)
         table.start_deal(HELD_OUT_SEED + game)
         order = players if game % 2 == 0 else players[::-1]
         while not table.over:

@@ -27,7 +27,7 @@ import numpy as np
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import preset
-from rouba_env.table import Table
+from rouba_env.table import SingleGame
 
 ESTIMATORS = {"value head, 1 own turn on": "value=head,depth=1", "privileged value, 1 own turn on":
               "value=privileged,depth=1", "play-outs to the end": "depth=0"}
@@ -38,7 +38,7 @@ def positions(policy, rules, count: int, seed: int) -> list[tuple[np.ndarray, np
     rng = np.random.default_rng(seed)
     found: list[tuple[np.ndarray, np.ndarray]] = []
     while len(found) < count:
-        table = Table(rules)
+        table = SingleGame(rules)
         table.start(rng)
         while not table.over and len(found) < count:
             seat = table.current

@@ -6,7 +6,7 @@ import pytest
 from rouba_env.players.base import BasePolicy, RandomPolicy
 from rouba_env.rules import engine
 from rouba_env.rules.config import preset
-from rouba_env.table import IllegalActionWarning, IllegalPlayerAction, Table
+from rouba_env.table import IllegalActionWarning, IllegalPlayerAction, SingleGame
 
 
 class Always(BasePolicy):
@@ -22,7 +22,7 @@ class Always(BasePolicy):
 
 def test_seated_players_move_until_an_open_seat_must_act():
     rules = preset("standard", num_players=3)
-    table = Table(rules, seats=[RandomPolicy(rules), None, RandomPolicy(rules)])
+    table = SingleGame(rules, seats=[RandomPolicy(rules), None, RandomPolicy(rules)])
     rng = np.random.default_rng(0)
     table.start(rng)
     while not table.over:
@@ -37,7 +37,7 @@ def test_seated_players_move_until_an_open_seat_must_act():
 def test_every_move_is_reported_before_and_after_it_is_played():
     rules = preset("standard")
     events = []
-    table = Table(rules, seats=[RandomPolicy(rules), None],
+    table = SingleGame(rules, seats=[RandomPolicy(rules), None],
                   before_move=lambda seat, action: events.append(("before", seat, action, table.state.turn)),
                   after_move=lambda seat, action: events.append(("after", seat, action, table.state.turn)))
     rng = np.random.default_rng(1)
@@ -53,7 +53,7 @@ def test_every_move_is_reported_before_and_after_it_is_played():
 @pytest.mark.parametrize("bad", [10_000, -1, 2.5, "3", None, True])
 def test_a_seated_player_returning_an_illegal_action_is_named_and_nothing_is_played(bad):
     rules = preset("standard")
-    table = Table(rules, seats=[Always(rules, bad), None])
+    table = SingleGame(rules, seats=[Always(rules, bad), None])
     table.start_deal(3)
     turn = table.state.turn
     with pytest.raises(IllegalPlayerAction, match=r"player <Always always> in seat 0 returned action .* legal actions"):
@@ -63,12 +63,12 @@ def test_a_seated_player_returning_an_illegal_action_is_named_and_nothing_is_pla
 
 def test_an_outside_callers_illegal_action_follows_the_tables_rule():
     rules = preset("standard")
-    strict = Table(rules, illegal_action="raise")
+    strict = SingleGame(rules, illegal_action="raise")
     strict.start_deal(3)
     with pytest.raises(ValueError, match=r"illegal action 10000 for me \(out of range"):
         strict.play(10_000, who="me")
     assert not strict.over
-    lenient = Table(rules, illegal_action="terminate", illegal_reward=-2.0)
+    lenient = SingleGame(rules, illegal_action="terminate", illegal_reward=-2.0)
     lenient.start_deal(3)
     offender = lenient.current
     with pytest.warns(IllegalActionWarning):
@@ -78,11 +78,11 @@ def test_an_outside_callers_illegal_action_follows_the_tables_rule():
 
 @pytest.mark.parametrize("hooked", [False, True])
 def test_move_answers_the_seat_to_act_next_as_play_and_current_would(hooked):
-    """`Table.move` is `play` then `current` in one call, with or without hooks, to the end of the game and
+    """`SingleGame.move` is `play` then `current` in one call, with or without hooks, to the end of the game and
     through an illegal action's end."""
     rules = preset("standard", num_players=3)
     hook = (lambda seat, action: None) if hooked else None
-    by_move, by_play = Table(rules, before_move=hook), Table(rules)
+    by_move, by_play = SingleGame(rules, before_move=hook), SingleGame(rules)
     by_move.start_deal(5)
     by_play.start_deal(5)
     while not by_play.over:
@@ -90,7 +90,7 @@ def test_move_answers_the_seat_to_act_next_as_play_and_current_would(hooked):
         assert by_play.play(action, who="me")
         assert by_move.move(action, who="me") == by_play.current
     assert by_move.current == engine.NO_SEAT and by_move.scores() == by_play.scores()
-    lenient = Table(rules)
+    lenient = SingleGame(rules)
     lenient.start_deal(5)
     offender = lenient.current
     with pytest.warns(IllegalActionWarning):
@@ -101,7 +101,7 @@ def test_move_answers_the_seat_to_act_next_as_play_and_current_would(hooked):
 def test_seats_must_match_the_table_size():
     rules = preset("standard", num_players=3)
     with pytest.raises(ValueError, match="3-player table needs 3 seats"):
-        Table(rules, seats=[None, None])
+        SingleGame(rules, seats=[None, None])
 
 
 def test_each_role_takes_its_reward_from_one_named_default():
@@ -113,9 +113,9 @@ def test_each_role_takes_its_reward_from_one_named_default():
     from rouba_env.envs.vector_env import RoubaVectorEnv
     from rouba_env.players.network import DEFAULT_VALUE_REWARD
     from rouba_env.rules.scoring import ENVIRONMENT_REWARD, TRAINING_REWARD
-    from rouba_env.vector_table import VectorTable
+    from rouba_env.table import Table
 
-    for made in (Table, VectorTable, VectorGame, raw_env, SingleAgentEnv, RoubaVectorEnv):
+    for made in (SingleGame, Table, VectorGame, raw_env, SingleAgentEnv, RoubaVectorEnv):
         assert inspect.signature(made).parameters["reward"].default is ENVIRONMENT_REWARD, made
     assert DEFAULT_VALUE_REWARD is TRAINING_REWARD
     training = pytest.importorskip("rouba_training.config")
@@ -126,7 +126,7 @@ def test_a_pickled_table_plays_on_as_the_original():
     """The table's views into its game are bound again after pickling (copies would freeze the game)."""
     import pickle
 
-    table = Table(preset("jokers", num_players=3))
+    table = SingleGame(preset("jokers", num_players=3))
     table.start(np.random.default_rng(4))
     rng = np.random.default_rng(5)
     for _ in range(3):
@@ -146,7 +146,7 @@ def test_one_game_table_and_slot_zero_of_a_batch_play_the_same_game():
     from rouba_env.batched.game import VectorGame
 
     rules = preset("take_all", num_players=4)
-    table, batch = Table(rules, max_players=5), VectorGame(rules, 3, max_players=5, auto_reset=False)
+    table, batch = SingleGame(rules, max_players=5), VectorGame(rules, 3, max_players=5, auto_reset=False)
     seeds = np.array([77, 78, 79], dtype=np.uint64)
     table.start_deal(77)
     batch.deal(np.arange(3), seeds)

@@ -1,6 +1,6 @@
 """Rollout collection on the batched table: the learner's turns, and in self-play every seat's.
 
-Each game slot of a `VectorTable` has a learner seat (drawn per game) and an
+Each game slot of a `Table` has a learner seat (drawn per game) and an
 opponent (drawn per game from the `OpponentPool`) that plays every other seat.
 The learner's network plays the open seats: the learner's own, and every
 other seat where the opponent is its current self. Scripted players and
@@ -28,7 +28,7 @@ import torch
 from rouba_training.network import TrainerNetwork
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import slot_deal_seed
-from rouba_env.vector_table import OPEN_SEAT, VectorTable
+from rouba_env.table import OPEN_SEAT, Table
 from rouba_training.opponents import CURRENT_SELF, OpponentPool, SnapshotPolicy
 from rouba_training.ppo import MaskedCategorical, gae
 
@@ -65,7 +65,7 @@ class SelfPlayGames:
         self.table_index = table_index
         self.moves = 0
         """Moves played so far, by every seat."""
-        self.table = VectorTable(rules, num_envs, max_players=max_players, reward=reward, illegal_action="raise",
+        self.table = Table(rules, num_envs, max_players=max_players, reward=reward, illegal_action="raise",
                                  before_move=self._count_moves)
         self.pool = pool
         self.rng = rng

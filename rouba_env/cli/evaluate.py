@@ -34,7 +34,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from rouba_env.players.checkpoint import shipped_names
     from rouba_env.players.registry import known_players
     from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
-    from rouba_env.evaluation.duplicate import ENGINES
 
     parser = argparse.ArgumentParser(prog="rouba-evaluate", description=__doc__.split("\n\n")[0],
                                      formatter_class=HelpWithDefaults)
@@ -54,11 +53,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS), help="rules preset")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and players' randomness")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
-    parser.add_argument("--engine", default="auto", choices=ENGINES,
-                        help="auto: play the games together on the batched table when every player plays in batch "
-                             "(random, greedy, heuristic, checkpoints), else one at a time; batched: insist "
-                             "(an error for expert, search or OpenSpiel players); single: one game at a time. "
-                             "Same games and results either way")
     parser.add_argument("--json", type=Path, default=None,
                         help=f"output JSON path (default {DEFAULT_OUTPUT_DIR}/<players>_<N>p_<rules>_seed<S>.json)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
@@ -97,7 +91,6 @@ def main(argv: list[str] | None = None) -> int:
     from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, make_rules
     from rouba_env.evaluation.duplicate import build_lineups, evaluate
     from rouba_env.players.registry import make_policy
-    from rouba_env.vector_table import require_batch_player
 
     num_players = args.num_players or min(max(MIN_PLAYERS, len(args.players)), MAX_PLAYERS)
     fill = "field" if args.field else "cycle"
@@ -105,9 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         config = make_rules(args.rules, num_players=num_players)
         _, player_specs, lineups = build_lineups(args.players, num_players, fill)
         for spec in dict.fromkeys(player_specs):
-            player = make_policy(spec, config)
-            if args.engine == "batched":
-                require_batch_player(player, "--engine batched")
+            make_policy(spec, config)  # a bad spec is refused before any game
         announce_run_folders(player_specs)
         check_writable(args.json or default_json_path(args.players, num_players, args.rules, args.seed))
         if args.save_games is not None:
@@ -126,15 +117,13 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 result = evaluate_on_ray(args.players, rules=config, games=args.games, seed=args.seed,
                                          address=args.ray_address, progress=bar.update,
-                                         record_moves=args.save_games is not None, fill=fill,
-                                         engine=args.engine)
+                                         record_moves=args.save_games is not None, fill=fill)
             except RuntimeError as error:
                 return fail(str(error))
         else:
             try:
                 result = evaluate(args.players, rules=config, games=args.games, seed=args.seed, workers=args.workers,
-                                  progress=bar.update, record_moves=args.save_games is not None, fill=fill,
-                                  engine=args.engine)
+                                  progress=bar.update, record_moves=args.save_games is not None, fill=fill)
             except (ValueError, OSError) as error:  # e.g. a player that returned an illegal action
                 return fail(str(error))
     print(result.format_table())

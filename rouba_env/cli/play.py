@@ -24,7 +24,7 @@ from rouba_env.rules import scoring
 from rouba_env.encoding.actions import describe_move
 from rouba_env.rules.config import MAX_PLAYERS, PRESET_FIELDS, make_rules
 from rouba_env.cli.common import HelpWithDefaults, announce_run_folders, fail, run_main
-from rouba_env.table import IllegalPlayerAction, Table
+from rouba_env.table import IllegalPlayerAction, SingleGame
 from rouba_env.players.checkpoint import shipped_names
 from rouba_env.players.registry import known_players, make_policy
 from rouba_env.rules.text import render_text
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         return fail(str(error))
     rng = np.random.default_rng(args.seed)
     names = {seat: f"player {seat} ({players[seat].name})" for seat in others} | {args.seat: "you"}
-    table = Table(rules, illegal_action="raise", seats=[players.get(seat) for seat in range(rules.num_players)])
+    table = SingleGame(rules, illegal_action="raise", seats=[players.get(seat) for seat in range(rules.num_players)])
     table.before_move = lambda seat, action: print(
         f"{names[seat]}: {describe_move(table.require_started('playing'), table.actions.decode(action), seat)}")
     table.start(rng)
@@ -129,7 +129,7 @@ EXIT_CTRL_C = 130
 """Exit status after Ctrl-C (128 + SIGINT), as the shell and the trainer give."""
 
 
-def play_out(table: Table, rng: np.random.Generator, you: int, names: dict) -> int:
+def play_out(table: SingleGame, rng: np.random.Generator, you: int, names: dict) -> int:
     """Play the game to its end at the terminal, ``you`` at the keyboard; the exit status."""
     while True:
         try:

@@ -1,1 +1,1 @@
-"""Environments over `rouba_env.table.Table`: PettingZoo AEC, Gymnasium single-agent, text rendering."""
+"""Environments over `rouba_env.table.SingleGame`: PettingZoo AEC, Gymnasium single-agent, text rendering."""

@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment: a thin shell over `Table` (one game on the compiled rules core).
+"""PettingZoo AEC environment: a thin shell over `SingleGame` (one game on the compiled rules core).
 
 Agents are ``player_0 .. player_{n-1}`` (seat order). Each observation is a
 ``Dict(observation=Box(float32), action_mask=Box(int8))``; see
@@ -20,7 +20,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rouba_env.envs.render import RENDER_MODES, render_as
 from rouba_env.checks import as_seed, check_choice
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, SingleGame
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import NO_SEAT
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
@@ -62,7 +62,7 @@ class raw_env(AECEnv):
         super().__init__()
         self.rules = make_rules(rules, **rule_fields)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
-        self.table = Table(self.rules, max_players, reward=reward, illegal_action=illegal_action,
+        self.table = SingleGame(self.rules, max_players, reward=reward, illegal_action=illegal_action,
                            illegal_reward=illegal_reward)
         self.reward_mode = reward
         self.illegal_action = illegal_action

@@ -19,7 +19,7 @@ from rouba_env.envs.aec import RENDER_FPS, RENDER_MODES
 from rouba_env.envs.render import render_as
 from rouba_env.players.base import Policy
 from rouba_env.checks import as_seed, check_choice, check_flag, check_int, check_reset_options
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, SingleGame
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.players.registry import make_policy
@@ -122,7 +122,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat_choice = check_seat_choice(seat, self.rules.num_players)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
         check_flag("dict_observation", dict_observation)
-        self.table = Table(self.rules, max_players, reward=reward, illegal_action=illegal_action,
+        self.table = SingleGame(self.rules, max_players, reward=reward, illegal_action=illegal_action,
                            illegal_reward=illegal_reward)
         self.illegal_action = illegal_action
         self.illegal_reward = self.table.illegal_reward

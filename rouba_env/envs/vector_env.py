@@ -2,7 +2,7 @@
 
 ``gymnasium.make_vec("rouba_env:RoubaMonte-v0", num_envs=N)`` returns a
 `RoubaVectorEnv` (the id's ``vector_entry_point``): N games of a
-`rouba_env.vector_table.VectorTable`, each with one learner seat and
+`rouba_env.table.Table`, each with one learner seat and
 opponents that play in batch (``random``, ``greedy``, ``heuristic``,
 ``checkpoint:...``). Its options are `SingleAgentEnv`'s, and so are its games:
 
@@ -57,8 +57,8 @@ from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import DEAL_SEED_BOUND
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.streams import RowStreams
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD
-from rouba_env.vector_table import MAX_GAMES, OPEN_SEAT, VectorTable, require_batch_player
+from rouba_env.batched.game import MAX_GAMES
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, OPEN_SEAT, Table
 from rouba_env.players.registry import make_policy
 
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
@@ -127,7 +127,7 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         check_flag("dict_observation", dict_observation)
         self.dict_observation = bool(dict_observation)
         self.max_players = max_players
-        self.table = VectorTable(self.rules, self.num_envs, max_players=max_players, reward=reward,
+        self.table = Table(self.rules, self.num_envs, max_players=max_players, reward=reward,
                                  illegal_action=illegal_action, illegal_reward=illegal_reward,
                                  track_cards=render_mode is not None)
         self.illegal_reward = self.table.illegal_reward
@@ -160,13 +160,10 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
     def _player_id(self, player) -> int:
         if isinstance(player, str):
             if player not in self._spec_ids:
-                policy = make_policy(player, self.rules, self.max_players)
-                require_batch_player(policy, "the batched vector environment (use vectorization_mode='sync')")
-                self._spec_ids[player] = self.table.add_player(policy)
+                self._spec_ids[player] = self.table.add_player(make_policy(player, self.rules, self.max_players))
             return self._spec_ids[player]
         if not isinstance(player, Policy):
             raise ValueError(f"an opponent must be a player spec or a Policy, got {player!r}")
-        require_batch_player(player, "the batched vector environment (use vectorization_mode='sync')")
         return self.table.add_player(player)
 
     def _lineup_ids(self, players) -> list[int]:

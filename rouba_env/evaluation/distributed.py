@@ -94,7 +94,6 @@ def evaluate_on_ray(
     progress: Callable[[int], None] | None = None,
     record_moves: bool = False,
     fill: str = "cycle",
-    engine: str = "auto",
 ) -> EvaluationResult:
     """`rouba_env.evaluate` with the games played on a Ray cluster; the same results as a local run.
 
@@ -111,7 +110,7 @@ def evaluate_on_ray(
         cpus = max(TASK_CPUS, int(ray.cluster_resources().get("CPU", TASK_CPUS)))
         return evaluate(players, rules=rules, games=games, num_players=num_players, seed=seed,
                         workers=cpus // TASK_CPUS, progress=progress, chunk_runner=ray_chunk_runner,
-                        record_moves=record_moves, fill=fill, engine=engine)
+                        record_moves=record_moves, fill=fill)
     finally:
         if started:
             ray.shutdown()

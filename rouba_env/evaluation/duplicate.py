@@ -4,10 +4,9 @@ Every deal (a deal seed for `engine.start_game`) is played once per seating:
 the players of a lineup sit in every rotation (for two players: both
 seatings), so each player gets every seat with the same cards and the luck of
 the deal cancels out. Players see only their observation and action mask
-(`rouba_env.players.base`). When every player plays in batch, the games of a
-chunk run together on the batched table (`rouba_env.vector_table`); otherwise
-one at a time on a `Table`. Each game draws its players'
-randomness from its own Generator (`game_rng`), so both give the same games.
+(`rouba_env.players.base`). The games of a chunk of deals run together on one
+`rouba_env.table.Table`; each game draws its players' randomness from its own
+Generator (`game_rng`), so a game is the same in any chunk or worker.
 
 Lineups:
 
@@ -36,23 +35,18 @@ import math
 import multiprocessing
 from typing import Callable, Iterable, Sequence
 
-from rouba_env.checks import check_choice, check_int
+from rouba_env.checks import check_int
 from rouba_env.evaluation.lineups import (  # noqa: F401  (re-exported: the evaluator's public names)
     FILL_MODES, MAX_GAMES_PER_DEAL, build_lineups, deal_seed, game_rng, seating,
 )
 from rouba_env.evaluation.play import (  # noqa: F401
-    BATCH_GAMES, CHUNKS_PER_WORKER, GameRecord, Chunk, chunks_of, play_chunk, play_game,
+    BATCH_GAMES, CHUNKS_PER_WORKER, GameRecord, Chunk, chunks_of, play_chunk,
 )
 from rouba_env.evaluation.results import EvaluationResult, summarize  # noqa: F401
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
-from rouba_env.vector_table import plays_in_batch, require_batch_player
-
-ENGINES = ("auto", "batched", "single")
-"""How an evaluation plays its games: on the batched table where every player plays in batch (``auto``),
-always there (``batched``: an error otherwise), or one game at a time (``single``). Same results either way."""
 
 
 
@@ -89,7 +83,6 @@ def evaluate(
     record_moves: bool = False,
     chunk_runner: "Callable[[list[Chunk]], Iterable[list[GameRecord]]] | None" = None,
     fill: str = "cycle",
-    engine: str = "auto",
 ) -> EvaluationResult:
     """Play duplicate-deal matches between player specs and aggregate the results.
 
@@ -112,10 +105,6 @@ def evaluate(
             `rouba_env.evaluation.distributed`), yielding each chunk's records in
             any order; ``workers`` then only sets the chunk size. Same results.
         fill: how fewer specs than seats fill a table (module docstring).
-        engine: one of `ENGINES`: ``auto`` plays on the batched table (`rouba_env.vector_table`,
-            thousands of games at once) when every player plays in batch (random, greedy,
-            heuristic, checkpoints), else one game at a time; ``batched`` insists (ValueError
-            for a player that cannot), ``single`` never batches. The same games and results.
     """
     if isinstance(players, str):
         players = [players]
@@ -132,18 +121,14 @@ def evaluate(
         raise ValueError("Policy objects are played in this process only: use workers=1, "
                          "or save the policy and pass its spec (checkpoint:PATH)")
     labels, player_specs, lineups = build_lineups(players, config.num_players, fill)
-    check_choice("engine", engine, ENGINES)
     built_here = {spec: objects[spec] if spec in objects else make_policy(spec, config)  # fail early on a bad spec
                   for spec in dict.fromkeys(player_specs)}
-    if engine == "batched":
-        for player in built_here.values():
-            require_batch_player(player, "engine='batched'")
-    batched = engine == "batched" or (engine == "auto" and all(map(plays_in_batch, built_here.values())))
+    in_batch = all(getattr(player, "plays_in_batch", False) for player in built_here.values())
     games_per_deal = len(lineups) * config.num_players
     deals = math.ceil(games / games_per_deal)
     chunks = [
-        Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves), batched)
-        for chunk_deals in chunks_of(deals, workers, games_per_deal, batched)
+        Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves))
+        for chunk_deals in chunks_of(deals, workers, games_per_deal, in_batch)
     ]
     records: list[GameRecord] = []
     if chunk_runner is not None:

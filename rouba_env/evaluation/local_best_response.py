@@ -40,7 +40,7 @@ from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.core import hand_slot, move_at
 from rouba_env.rules.engine import NUM_RANK_SLOTS
-from rouba_env.vector_table import OPEN_SEAT, VectorTable
+from rouba_env.table import OPEN_SEAT, Table
 
 DEFAULT_WORLDS = 16
 """Positions drawn from the posterior per decision; every legal move is played out in each."""
@@ -332,7 +332,7 @@ class LocalBestResponse:
         the rollout player; -inf for illegal moves."""
         rows, actions = np.nonzero(worlds.mask)
         children = worlds.children(rows, actions)
-        table = VectorTable(self.rules, children.batch_size, reward="margin", illegal_action="raise", game=children)
+        table = Table(self.rules, children.batch_size, reward="margin", illegal_action="raise", game=children)
         target, rollout = table.add_player(self.target), table.add_player(self.rollout)
         seats = np.full((children.batch_size, LBR_PLAYERS), target, dtype=np.int64)
         seats[np.arange(len(rows)), observers[rows]] = rollout
@@ -376,7 +376,7 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
         batch = list(range(first, min(deals, first + DEALS_AT_ONCE)))
         slots = np.arange(2 * len(batch))
         lbr_seats = np.tile(np.arange(LBR_PLAYERS), len(batch))  # each deal in both seatings
-        table = VectorTable(rules, len(slots), [target], reward="margin", illegal_action="raise")
+        table = Table(rules, len(slots), [target], reward="margin", illegal_action="raise")
         table.before_move = history = TargetRecorder(table.game, lbr_seats)
         table.seat(slots, np.where(np.arange(LBR_PLAYERS)[None, :] == lbr_seats[:, None], OPEN_SEAT, 0))
         table.start(slots, np.repeat([deal_seed(seed, deal) for deal in batch], LBR_PLAYERS))

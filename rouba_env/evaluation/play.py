@@ -1,4 +1,4 @@
-"""Playing the games of an evaluation: one at a time on a `Table`, or a chunk at once on the `VectorTable`.
+"""Playing the games of an evaluation: one at a time on a `SingleGame`, or a chunk at once on the `Table`.
 
 Both give the same games: each game keeps its deal seed and its own Generator (`game_rng`).
 """
@@ -18,7 +18,6 @@ from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
 from rouba_env.streams import RowStreams
 from rouba_env.table import Table
-from rouba_env.vector_table import VectorTable
 
 CHUNKS_PER_WORKER = 16
 """Deals are split in about this many chunks per worker (load balance vs. overhead)."""
@@ -51,33 +50,6 @@ class GameRecord:
         return self.deal, self.lineup, self.rotation
 
 
-def play_game(
-    config: RulesConfig,
-    policies: Sequence[Policy],
-    deal_seed_value: int,
-    *,
-    rng: np.random.Generator,
-    table: Table | None = None,
-    on_move: Callable[[int, int], None] | None = None,
-    clock: tuple[list[int], list[float]] | None = None,
-) -> list[int]:
-    """Play one game of a deal on a `Table` with ``policies[seat]`` at each seat; the final scores.
-
-    A policy that returns anything but a legal action index is an `IllegalPlayerAction` (a ValueError)
-    naming it and its seat. ``on_move(seat, action)`` is told every move (it changes nothing in the
-    game). ``clock`` (two per-seat lists) counts each seat's decisions and adds up the seconds its
-    player took. ``table`` lets a caller reuse one table (and its encoders) for many games.
-    """
-    if len(policies) != config.num_players:
-        raise ValueError(f"need {config.num_players} policies (one per seat), got {len(policies)}")
-    table = table or Table(config)
-    table.seat(policies)
-    table.before_move = on_move
-    table.start_deal(deal_seed_value)
-    table.play_seated(rng, clock=clock)
-    return table.scores()
-
-
 @dataclass(frozen=True)
 class Chunk:
     """Work for one process call: some deals, every lineup and rotation of each."""
@@ -88,8 +60,6 @@ class Chunk:
     seed: int
     deals: tuple[int, ...]
     record_moves: bool = False
-    batched: bool = False
-    """Play the chunk's games together on the batched table (every player plays in batch)."""
 
 
 def _policies_for(config: RulesConfig, player_specs: Sequence[str],
@@ -110,37 +80,15 @@ def _chunk_games(chunk: Chunk, num_players: int) -> list[tuple[int, int, int, tu
 
 
 def play_chunk(chunk: Chunk, players: Sequence[Policy] | None = None) -> list[GameRecord]:
-    """Top-level (spawn-safe) worker: play every game of a chunk (``players``: built already, in-process runs)."""
+    """Top-level (spawn-safe) worker: play every game of a chunk at once on one `Table` (``players``: built
+    already, in-process runs); the games, scores, moves and clocks, in record order.
+
+    Each game keeps its deal seed and its own Generator (`game_rng`), and the players draw row by row from
+    those (`RowStreams`), so every game is the one it would be alone.
+    """
     config = RulesConfig.from_dict(chunk.rules)
     if players is None:
         players = _policies_for(config, chunk.player_specs)
-    if chunk.batched:
-        return _play_chunk_batched(chunk, config, players)
-    table = Table(config)
-    records = []
-    for deal in chunk.deals:
-        seed_value = deal_seed(chunk.seed, deal)
-        for lineup_index, lineup in enumerate(chunk.lineups):
-            for rotation in range(config.num_players):
-                seats = seating(lineup, rotation)
-                rng = game_rng(chunk.seed, deal, lineup_index, rotation)
-                moves: list[tuple[int, int]] | None = [] if chunk.record_moves else None
-                clock = ([0] * config.num_players, [0.0] * config.num_players)
-                points = play_game(config, [players[p] for p in seats], seed_value, rng=rng, table=table,
-                                   on_move=None if moves is None else lambda s, a: moves.append((s, a)),
-                                   clock=clock)
-                records.append(GameRecord(deal, lineup_index, rotation, seed_value, seats, tuple(points),
-                                          None if moves is None else tuple(moves), tuple(clock[0]),
-                                          tuple(clock[1])))
-    return records
-
-
-def _play_chunk_batched(chunk: Chunk, config: RulesConfig, players: Sequence[Policy]) -> list[GameRecord]:
-    """Every game of a chunk at once on a `VectorTable`: the games, scores and moves of `play_chunk`.
-
-    Each game keeps its deal seed and its own Generator (`game_rng`), and the players draw row by
-    row from those (`RowStreams`), so every game is the one the one-at-a-time path plays.
-    """
     games = _chunk_games(chunk, config.num_players)
     moves: list[list[tuple[int, int]]] | None = [[] for _ in games] if chunk.record_moves else None
 
@@ -148,7 +96,7 @@ def _play_chunk_batched(chunk: Chunk, config: RulesConfig, players: Sequence[Pol
         for slot, seat, action in zip(slots.tolist(), seats.tolist(), actions.tolist()):
             moves[slot].append((seat, action))
 
-    table = VectorTable(config, len(games), before_move=None if moves is None else record)
+    table = Table(config, len(games), before_move=None if moves is None else record)
     player_ids = np.array([table.add_player(player) for player in players], dtype=np.int64)  # one id per object
     slots = np.arange(len(games))
     seeds = numbered_deal_seeds(chunk.seed, np.array([deal for deal, *_ in games], dtype=np.uint64))
@@ -163,8 +111,11 @@ def _play_chunk_batched(chunk: Chunk, config: RulesConfig, players: Sequence[Pol
             for slot, (deal, lineup, rotation, seats) in enumerate(games)]
 
 
-def chunks_of(deals: int, workers: int, games_per_deal: int = 1, batched: bool = False) -> list[tuple[int, ...]]:
-    if batched:  # as many games per batch as fit `BATCH_GAMES`, split evenly over the workers
+def chunks_of(deals: int, workers: int, games_per_deal: int = 1, in_batch: bool = True) -> list[tuple[int, ...]]:
+    """The deals split in chunks: big ones (up to `BATCH_GAMES` games) where every player plays in batch,
+    small ones where one plays row by row (a big batch gains it nothing, and small chunks tell progress
+    and share the work among workers)."""
+    if in_batch:  # as many games per batch as fit `BATCH_GAMES`, split evenly over the workers
         size = max(1, min(BATCH_GAMES // games_per_deal, math.ceil(deals / workers)))
     elif workers > 1:
         size = max(1, math.ceil(deals / (workers * CHUNKS_PER_WORKER)))

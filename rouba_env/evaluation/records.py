@@ -3,7 +3,7 @@
 A record holds the rules (`RulesConfig.to_dict`), the deal seed, the player
 at each seat, every move as ``[seat, action]`` and the final scores. Actions
 are indices of the unpadded `ActionEncoding` of the record's rules (no
-``max_players`` padding). Replaying is dealing ``deal_seed`` at a `Table` and playing
+``max_players`` padding). Replaying is dealing ``deal_seed`` at a `SingleGame` and playing
 each move there; `replay_states` does that and
 checks that every move is made by the seat to act and that the final scores
 match. Records are written by ``rouba-evaluate --save-games DIR`` and by
@@ -30,7 +30,7 @@ from rouba_env.files import write_atomically
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
-from rouba_env.table import Table
+from rouba_env.table import SingleGame
 
 RECORD_FORMAT = "rouba-monte-game"
 RECORD_VERSION = 1
@@ -109,10 +109,10 @@ class ReplayRecord:
 def replay_states(record: ReplayRecord) -> list[engine.GameState]:
     """Every state of the game: the deal, then the state after each move (``len(moves) + 1`` states).
 
-    The game is replayed on a `Table` (the rules core, naming every card). ValueError if a move is out of
+    The game is replayed on a `SingleGame` (the rules core, naming every card). ValueError if a move is out of
     turn or illegal, or if the record's final scores differ from the replayed game's.
     """
-    table = Table(record.rules, illegal_action="raise")
+    table = SingleGame(record.rules, illegal_action="raise")
     table.start_deal(record.deal_seed)
     states = [table.require_started("replaying")]
     for number, (seat, action) in enumerate(record.moves):

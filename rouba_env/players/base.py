@@ -59,7 +59,8 @@ class BasePolicy:
     plays_in_batch = False
     """True when `act_batch` plays a whole batch at once (vectorized); False when it plays row by row.
 
-    The batched table (`rouba_env.vector_table`) seats only players that play in batch.
+    Any player sits at the table either way; the evaluator plays a row-by-row player's games in small
+    chunks (nothing is gained by big ones), so that progress is told and workers share the work evenly.
     """
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None):
@@ -109,9 +110,14 @@ class BasePolicy:
         return int(self.act_batch(obs[None, :], mask[None, :], rng)[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
+        """`act` row by row, its answers kept as they are (the table refuses one that is no action index)."""
         if isinstance(rng, RowStreams):
-            return np.array([self.act(o, m, rng[row]) for row, (o, m) in enumerate(zip(obs, mask))], dtype=np.int64)
-        return np.array([self.act(o, m, rng) for o, m in zip(obs, mask)], dtype=np.int64)
+            chosen = [self.act(o, m, rng[row]) for row, (o, m) in enumerate(zip(obs, mask))]
+        else:
+            chosen = [self.act(o, m, rng) for o, m in zip(obs, mask)]
+        answers = np.empty(len(chosen), dtype=object)
+        answers[:] = chosen
+        return answers.astype(np.int64) if all(type(value) is int for value in chosen) else answers
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

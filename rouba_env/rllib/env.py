@@ -1,4 +1,4 @@
-"""The RLlib multi-agent environment: one game per env on the `Table`, turn-based, masked observations."""
+"""The RLlib multi-agent environment: one game per env on the `SingleGame`, turn-based, masked observations."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rouba_env.rules import engine
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import TRAINING_REWARD
 from rouba_env.checks import as_seed
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, Table
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD, SingleGame
 
 OBSERVATIONS = "observations"
 ACTION_MASK = "action_mask"
@@ -51,8 +51,8 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
         if unknown:
             raise ValueError(f"unknown env_config key(s) {unknown}; known: {list(self.KNOWN_KEYS)}")
         self.rules = make_rules(config.get("rules", "standard"), num_players=config.get("num_players", 2))
-        # The game, its illegal-action rule and its rewards: the environments' one `Table`.
-        self.table = Table(self.rules, config.get("max_players"), reward=config.get("reward", DEFAULT_REWARD),
+        # The game, its illegal-action rule and its rewards: the environments' one `SingleGame`.
+        self.table = SingleGame(self.rules, config.get("max_players"), reward=config.get("reward", DEFAULT_REWARD),
                                    illegal_action=config.get("illegal_action", "terminate"),
                                    illegal_reward=config.get("illegal_reward", DEFAULT_ILLEGAL_REWARD))
         self.encoder, self.encoding = self.table.encoder, self.table.actions

@@ -28,7 +28,7 @@ from rouba_env.players.registry import BUILTIN_PLAYERS, make_policy, parse_spec
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, make_rules
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
-from rouba_env.table import IllegalPlayerAction, Table
+from rouba_env.table import IllegalPlayerAction, SingleGame
 from rouba_env.web.views import card_json, state_view
 
 HUMAN = "human"
@@ -136,7 +136,7 @@ class WebGame:
         """Name at each seat (``human`` for the browser's)."""
         self.policies = policies
         self.rng = rng
-        self.table = Table(rules, illegal_action="raise", seats=[policies.get(seat) for seat in range(len(specs))],
+        self.table = SingleGame(rules, illegal_action="raise", seats=[policies.get(seat) for seat in range(len(specs))],
                            before_move=self._describe, after_move=self._log)
         """The game; the human's seat is the open one."""
         self.encoding = self.table.actions

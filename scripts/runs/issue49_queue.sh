@@ -15,6 +15,8 @@ declare -A ROWS=(
   [medium_pool]="--rules medium --total-steps $STEPS --config pool_2p"
   [medium_pool_seed2]="--rules medium --total-steps $STEPS --config pool_2p --seed 2"
   [medium_pool_seed3]="--rules medium --total-steps $STEPS --config pool_2p --seed 3"
+  # a wider network: does capacity limit the default recipe on medium?
+  [medium_wide]="--rules medium --total-steps $STEPS --hidden-sizes 256 128"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
 )

@@ -159,6 +159,28 @@ def test_policy_objects_are_evaluated_in_process():
         evaluate([42, "greedy"], games=2)
 
 
+def replayed_alone(result, players, rules, num_players: int, seed: int) -> list[tuple]:
+    """(moves, scores) of every game of ``result`` played again alone on a one-game table, seated and
+    seeded as the evaluator seated and seeded it."""
+    from rouba_env.evaluation.lineups import game_rng
+    from rouba_env.players.registry import make_policy
+    from rouba_env.rules.config import make_rules
+    from rouba_env.table import SingleGame
+
+    config = make_rules(rules, num_players=num_players)
+    _, specs, _ = build_lineups(players, num_players, "cycle")
+    built = [make_policy(spec, config) for spec in specs]
+    games = []
+    for record in result.records:
+        moves = []
+        table = SingleGame(config, seats=[built[p] for p in record.seats],
+                           before_move=lambda seat, action: moves.append((seat, action)))
+        table.start_deal(record.deal_seed)
+        table.play_seated(game_rng(seed, record.deal, record.lineup, record.rotation))
+        games.append((tuple(moves), tuple(table.scores())))
+    return games
+
+
 @pytest.mark.parametrize("players, num_players, rules", [
     (["checkpoint:2p", "heuristic"], 2, "standard"),
     (["checkpoint:2p,deterministic=false", "random"], 2, "standard"),
@@ -168,26 +190,12 @@ def test_policy_objects_are_evaluated_in_process():
     (["heuristic", "greedy"], 2, "draw_from_deck"),
     (["random", "heuristic", "greedy"], 3, "take_all"),
     (["random", "greedy", "heuristic"], 2, "standard"),  # a pool: every pair
+    (["expert:samples=4", "random"], 2, "small"),  # a player that decides row by row
 ])
-def test_the_batched_table_plays_exactly_the_games_of_one_at_a_time(players, num_players, rules):
-    batched = evaluate(players, rules=rules, num_players=num_players, games=60, seed=5, engine="batched",
-                       record_moves=True)
-    single = evaluate(players, rules=rules, num_players=num_players, games=60, seed=5, engine="single",
-                      record_moves=True)
-    assert batched.to_dict(include_timing=False) == single.to_dict(include_timing=False)
-    assert [r.moves for r in batched.records] == [r.moves for r in single.records]
-    assert [r.decisions for r in batched.records] == [r.decisions for r in single.records]
-    assert evaluate(players, rules=rules, num_players=num_players, games=60, seed=5).to_dict(
-        include_timing=False) == single.to_dict(include_timing=False), "auto picks the batched table"
-
-
-def test_engine_choice_is_checked_before_any_game():
-    with pytest.raises(ValueError, match="no batch path.*engine='batched'"):
-        evaluate(["expert:samples=4", "heuristic"], games=2, engine="batched")
-    with pytest.raises(ValueError, match="unknown engine"):
-        evaluate(["random", "heuristic"], games=2, engine="fast")
-    mixed = evaluate(["expert:samples=4", "random"], games=2, seed=1)  # auto: expert plays one game at a time
-    assert mixed.games == 2
+def test_the_evaluator_plays_exactly_the_games_a_one_game_table_plays(players, num_players, rules):
+    result = evaluate(players, rules=rules, num_players=num_players, games=60, seed=5, record_moves=True)
+    assert [(r.moves, r.scores) for r in result.records] == replayed_alone(result, players, rules, num_players, 5)
+    assert [sum(r.decisions) for r in result.records] == [len(r.moves) for r in result.records]
 
 
 def test_the_field_is_also_reported_as_one_row():

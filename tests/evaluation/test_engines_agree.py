@@ -1,7 +1,8 @@
-"""The batched table and one game at a time play the same games for network players, whatever the BLAS threads.
+"""The evaluator plays the same games for network players whatever the BLAS threads, and the same as a
+one-game table plays them alone.
 
-Each line-up is played over three seeds, about 2,100 games in all: on the batched table with BLAS allowed
-one thread and two, and one game at a time (one seed with two threads, the others with one).
+Each line-up is played over three seeds, about 2,100 games in all, with BLAS allowed one thread and two;
+the first seed's games are played again alone on a one-game table.
 """
 
 import pytest
@@ -19,23 +20,25 @@ SEEDS = (3, 17, 2**40 + 5)
 GAMES_PER_SEED = 700
 
 
-def played(players, seats, seed, engine, threads):
+def played(players, seats, seed, threads):
     with threadpool_limits(threads):
-        result = evaluate(players, num_players=seats, games=GAMES_PER_SEED, seed=seed, engine=engine,
-                          record_moves=True)
-    return [(record.key, record.moves, record.scores) for record in result.records]
+        result = evaluate(players, num_players=seats, games=GAMES_PER_SEED, seed=seed, record_moves=True)
+    return result, [(record.key, record.moves, record.scores) for record in result.records]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("players, seats", LINEUPS)
-def test_batched_and_single_engines_play_the_same_games(players, seats):
+def test_the_evaluator_plays_the_same_games_whatever_the_threads_and_alone(players, seats):
+    from tests.evaluation.test_duplicate import replayed_alone
+
     games = 0
     for index, seed in enumerate(SEEDS):
-        single = played(players, seats, seed, "single", threads=2 if index == 0 else 1)
-        for threads in (1, 2):
-            batched = played(players, seats, seed, "batched", threads)
-            differing = [key for (key, *one), (_, *other) in zip(single, batched) if one != other]
-            assert not differing and len(batched) == len(single), (
-                f"seed {seed}, {threads} BLAS thread(s): {len(differing)} of {len(single)} games differ")
-        games += len(single)
+        result, one = played(players, seats, seed, threads=1)
+        _, two = played(players, seats, seed, threads=2)
+        differing = [key for (key, *a), (_, *b) in zip(one, two) if a != b]
+        assert not differing and len(one) == len(two), f"seed {seed}: {len(differing)} of {len(one)} games differ"
+        if index == 0:
+            alone = replayed_alone(result, players, "standard", seats, seed)
+            assert [(moves, scores) for _, moves, scores in one] == alone
+        games += len(one)
     assert games >= 2000

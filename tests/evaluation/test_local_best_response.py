@@ -19,7 +19,7 @@ from rouba_env.players.registry import make_policy
 from rouba_env.rules.cards import rank_orders
 from rouba_env.solve.exploitability import best_response, policy_strategy
 from rouba_env.solve.game_tree import GameTree
-from rouba_env.vector_table import OPEN_SEAT, VectorTable
+from rouba_env.table import OPEN_SEAT, Table
 
 ROOT = Path(__file__).resolve().parents[2]
 MINI_NETWORK = f"checkpoint:{ROOT / 'scripts/results/runs/mini/policy'}"
@@ -30,7 +30,7 @@ something of its hand."""
 def a_game_to_an_lbr_decision(rules, target, seed: int):
     """Play a game (LBR seat 0 moving at random) until the LBR seat is to act after the target has moved in its
     current hand; (table, recorder, every move so far as (seat, action))."""
-    table = VectorTable(rules, 1, [target], reward="margin", illegal_action="raise")
+    table = Table(rules, 1, [target], reward="margin", illegal_action="raise")
     recorder = TargetRecorder(table.game, np.array([0]))
     moves: list[tuple[int, int]] = []
 

@@ -5,7 +5,7 @@ import torch
 
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import preset
-from rouba_env.vector_table import OPEN_SEAT, VectorTable
+from rouba_env.table import OPEN_SEAT, Table
 from rouba_training.network import ActorCritic
 from rouba_training.opponents import CURRENT_SELF, OpponentPool, SnapshotPolicy
 from rouba_training.rollout import SelfPlayGames, seat_advantages
@@ -27,7 +27,7 @@ def make_games(weights, num_players=2, num_envs=32, every_seat=False):
 
 def test_the_opponents_sit_at_the_batched_table_and_the_network_plays_the_open_seats():
     games, network = make_games((0.3, 0.3, 0.4), num_players=3)
-    assert isinstance(games.table, VectorTable)
+    assert isinstance(games.table, Table)
     batch = games.collect(network, torch.device("cpu"), generator=torch.Generator().manual_seed(0), rollout_steps=12,
                           gamma=1.0, gae_lambda=0.95)
     seated = games.table.seats

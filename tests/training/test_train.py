@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from rouba_env import preset
-from rouba_env.table import Table
+from rouba_env.table import SingleGame
 from rouba_training.cli import main as train_main
 from rouba_env.players.registry import make_policy
 from rouba_training.cli import config_from_args, load_toml
@@ -368,7 +368,7 @@ def test_a_privileged_critic_trains_resumes_and_the_saved_policy_is_the_actor_al
     assert np.allclose(policy.privileged_value.forward(obs, hidden), expected, atol=1e-5)
     search = make_policy(f"search:policy={tmp_path / 'policy'},value=privileged,depth=1,samples=4",
                          preset("standard", num_players=2))
-    table = Table(preset("standard"))
+    table = SingleGame(preset("standard"))
     table.start_deal(3)
     for _ in range(6):
         seat = table.current
@@ -522,7 +522,7 @@ def test_a_hand_head_ships_with_a_rank_network_and_a_search_draws_its_samples_by
         expected = network.forward_with_hands(torch.from_numpy(obs))[2].numpy()
     assert np.allclose(policy.predicted_hidden(obs).reshape(4, -1), expected, atol=1e-5), "numpy twin of torch's"
     search = make_policy(f"search:policy={tmp_path / 'policy'},beliefs=hand,samples=4", preset("standard"))
-    table, rng = Table(preset("standard")), np.random.default_rng(1)
+    table, rng = SingleGame(preset("standard")), np.random.default_rng(1)
     table.start_deal(5)
     for _ in range(6):
         seat = table.current

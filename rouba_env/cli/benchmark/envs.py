@@ -103,27 +103,31 @@ def bench_vector_env(args) -> list[dict]:
 
 
 def bench_evaluation(args) -> list[dict]:
-    """`rouba_env.evaluate`: checkpoint:2p against heuristic on the batched table and one game at a time.
+    """`rouba_env.evaluate`: checkpoint:2p against heuristic, its chunks of thousands of games on one table,
+    against the same games one at a time (a one-game chunk each, on the same table class).
 
     The same games both ways (the players are built once, outside the timing; start-up not counted).
     """
     from rouba_env.evaluation.duplicate import evaluate
+    from rouba_env.evaluation.play import Chunk, play_chunk
     from rouba_env.players.registry import make_policy
 
     rules = preset(args.rules, num_players=2)
     players = [make_policy("checkpoint:2p", rules), make_policy("heuristic", rules)]
     games = 200 if args.quick else args.evaluation_games
-    evaluate(players, rules=rules, games=2, engine="batched")  # compiles or loads the kernels
+    evaluate(players, rules=rules, games=2)  # compiles or loads the kernels
     runs = []
     for index in range(1 if args.quick else min(args.repeats, args.trainer_repeats)):
-        timings = {}
-        for engine_name in ("batched", "single"):
-            start = time.perf_counter()
-            result = evaluate(players, rules=rules, games=games, seed=args.seed + index, engine=engine_name)
-            timings[engine_name] = time.perf_counter() - start
-        runs.append({"steps_per_s": None, "games_per_s": result.games / timings["batched"],
-                     "baseline_games_per_s": result.games / timings["single"],
-                     "ratio": timings["single"] / timings["batched"]})
+        start = time.perf_counter()
+        result = evaluate(players, rules=rules, games=games, seed=args.seed + index)
+        batched = time.perf_counter() - start
+        start = time.perf_counter()
+        for deal in range(games // 2):  # a deal is two games (both seatings); each game its own chunk
+            for rotation in ((0, 1), (1, 0)):
+                play_chunk(Chunk(rules.to_dict(), ("a", "b"), (rotation,), args.seed + index, (deal,)), players)
+        single = time.perf_counter() - start
+        runs.append({"steps_per_s": None, "games_per_s": result.games / batched,
+                     "baseline_games_per_s": result.games / single, "ratio": single / batched})
     row = summarize([{k: v for k, v in run.items() if v is not None} for run in runs])
     return [{"variant": f"checkpoint:2p vs heuristic, {games} games: batched / one at a time",
              "steps_per_s": None, **row}]
