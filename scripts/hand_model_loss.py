@@ -25,7 +25,7 @@ from rouba_env.players.move_values import unseen_counts
 from rouba_env.players.network import HAND_SMOOTHING, hand_distribution, load_policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.engine import NUM_RANK_SLOTS
-from rouba_env.table import SingleGame
+from rouba_env.single_game import SingleGame
 
 HELD_OUT_SEED = 10**9
 """Deals far from the trainer's (it deals from small seeds)."""

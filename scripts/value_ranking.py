@@ -27,7 +27,7 @@ import numpy as np
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import preset
-from rouba_env.table import SingleGame
+from rouba_env.single_game import SingleGame
 
 ESTIMATORS = {"value head, 1 own turn on": "value=head,depth=1", "privileged value, 1 own turn on":
               "value=privileged,depth=1", "play-outs to the end": "depth=0"}

@@ -36,7 +36,7 @@ def test_the_site_builds_strictly_with_generated_tables_and_the_example_files(tm
     assert api.count("SingleAgentEnv") > 1
     for name in ("rouba_env.envs.aec.raw_env", "rouba_env.envs.single_agent.SingleAgentEnv",
                  "rouba_env.envs.vector_env.RoubaVectorEnv", "rouba_env.batched.game.VectorGame",
-                 "rouba_env.table.SingleGame", "rouba_env.table.Table", "rouba_env.rules.config.RulesConfig",
+                 "rouba_env.single_game.SingleGame", "rouba_env.table.Table", "rouba_env.rules.config.RulesConfig",
                  "rouba_env.players.registry.make_policy", "rouba_env.evaluation.duplicate.evaluate",
                  "rouba_training.config.TrainConfig", "rouba_training.train.train"):
         assert f'<h3 id="{name}"' in api, f"the API reference names {name} under its own heading"

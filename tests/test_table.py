@@ -6,7 +6,8 @@ import pytest
 from rouba_env.players.base import BasePolicy, RandomPolicy
 from rouba_env.rules import engine
 from rouba_env.rules.config import preset
-from rouba_env.table import IllegalActionWarning, IllegalPlayerAction, SingleGame
+from rouba_env.table import IllegalActionWarning, IllegalPlayerAction
+from rouba_env.single_game import SingleGame
 
 
 class Always(BasePolicy):

@@ -8,7 +8,8 @@ from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import preset
 from rouba_env.rules.engine import NO_SEAT
 from rouba_env.streams import RowStreams
-from rouba_env.table import IllegalActionWarning, IllegalPlayerAction, SingleGame
+from rouba_env.table import IllegalActionWarning, IllegalPlayerAction
+from rouba_env.single_game import SingleGame
 from rouba_env.table import OPEN_SEAT, Table
 
 

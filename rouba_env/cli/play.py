@@ -24,7 +24,8 @@ from rouba_env.rules import scoring
 from rouba_env.encoding.actions import describe_move
 from rouba_env.rules.config import MAX_PLAYERS, PRESET_FIELDS, make_rules
 from rouba_env.cli.common import HelpWithDefaults, announce_run_folders, fail, run_main
-from rouba_env.table import IllegalPlayerAction, SingleGame
+from rouba_env.table import IllegalPlayerAction
+from rouba_env.single_game import SingleGame
 from rouba_env.players.checkpoint import shipped_names
 from rouba_env.players.registry import known_players, make_policy
 from rouba_env.rules.text import render_text

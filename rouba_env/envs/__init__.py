@@ -1,1 +1,1 @@
-"""Environments over `rouba_env.table.SingleGame`: PettingZoo AEC, Gymnasium single-agent, text rendering."""
+"""Environments over `rouba_env.single_game.SingleGame`: PettingZoo AEC, Gymnasium single-agent, text rendering."""

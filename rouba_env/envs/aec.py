@@ -20,7 +20,8 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from rouba_env.envs.render import RENDER_MODES, render_as
 from rouba_env.checks import as_seed, check_choice
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, SingleGame
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD
+from rouba_env.single_game import SingleGame
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.engine import NO_SEAT
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD

@@ -19,7 +19,8 @@ from rouba_env.envs.aec import RENDER_FPS, RENDER_MODES
 from rouba_env.envs.render import render_as
 from rouba_env.players.base import Policy
 from rouba_env.checks import as_seed, check_choice, check_flag, check_int, check_reset_options
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, SingleGame
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD
+from rouba_env.single_game import SingleGame
 from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.players.registry import make_policy

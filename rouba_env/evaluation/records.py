@@ -30,7 +30,7 @@ from rouba_env.files import write_atomically
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
-from rouba_env.table import SingleGame
+from rouba_env.single_game import SingleGame
 
 RECORD_FORMAT = "rouba-monte-game"
 RECORD_VERSION = 1

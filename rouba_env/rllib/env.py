@@ -10,7 +10,8 @@ from rouba_env.rules import engine
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import TRAINING_REWARD
 from rouba_env.checks import as_seed
-from rouba_env.table import DEFAULT_ILLEGAL_REWARD, SingleGame
+from rouba_env.table import DEFAULT_ILLEGAL_REWARD
+from rouba_env.single_game import SingleGame
 
 OBSERVATIONS = "observations"
 ACTION_MASK = "action_mask"

@@ -3,7 +3,7 @@
 A `Game` holds any number of game *slots* (one row of every array per slot);
 each rule function works on one slot ``b`` of it, and `Rules` holds the
 rules' parameters by name. The batched engine loops these functions over
-thousands of slots; `rouba_env.table.SingleGame` runs them on a game of one slot,
+thousands of slots; `rouba_env.single_game.SingleGame` runs them on a game of one slot,
 so a single game and slot 0 of a batch are the same code.
 
 The rules look only at ranks: a slot keeps rank counts of every hand, the

@@ -28,7 +28,8 @@ from rouba_env.players.registry import BUILTIN_PLAYERS, make_policy, parse_spec
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS, make_rules
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
-from rouba_env.table import IllegalPlayerAction, SingleGame
+from rouba_env.table import IllegalPlayerAction
+from rouba_env.single_game import SingleGame
 from rouba_env.web.views import card_json, state_view
 
 HUMAN = "human"

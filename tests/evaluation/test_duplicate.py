@@ -165,7 +165,7 @@ def replayed_alone(result, players, rules, num_players: int, seed: int) -> list[
     from rouba_env.evaluation.lineups import game_rng
     from rouba_env.players.registry import make_policy
     from rouba_env.rules.config import make_rules
-    from rouba_env.table import SingleGame
+    from rouba_env.single_game import SingleGame
 
     config = make_rules(rules, num_players=num_players)
     _, specs, _ = build_lineups(players, num_players, "cycle")

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from rouba_env import preset
-from rouba_env.table import SingleGame
+from rouba_env.single_game import SingleGame
 from rouba_training.cli import main as train_main
 from rouba_env.players.registry import make_policy
 from rouba_training.cli import config_from_args, load_toml
