@@ -13,7 +13,8 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder
 from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, distinct_orders, rank_of, rank_orders
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState
+from rouba_env.rules.core import EMPTY_PILE, NO_SEAT
+from rouba_env.rules.engine import NUM_RANK_SLOTS, GameState
 
 
 EXACT_WORLDS_LIMIT = 100_000

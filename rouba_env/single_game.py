@@ -16,7 +16,7 @@ from rouba_env.batched.kernels import NOT_PLAYED
 from rouba_env.checks import is_int
 from rouba_env.rules import engine, scoring
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import NO_SEAT
+from rouba_env.rules.core import NO_SEAT
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
 from rouba_env.table import (

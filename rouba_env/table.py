@@ -48,7 +48,7 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.rules import scoring
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import JOKER_KIND_OFFSET, NO_SEAT
+from rouba_env.rules.core import JOKER_KIND_OFFSET, NO_SEAT
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 from rouba_env.streams import Randomness, check_randomness
 

@@ -20,7 +20,7 @@ from rouba_env.files import write_atomically
 from rouba_env.players.registry import known_players, make_policy
 from rouba_env.rules.config import PRESET_FIELDS, preset
 from rouba_env.rules.core import move_at
-from rouba_env.rules.engine import TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER
+from rouba_env.rules.core import TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER
 
 KINDS = ("capture", "steal", "own pile", "discard")
 MAX_GAMES = 100_000

@@ -18,7 +18,7 @@ from rouba_env.players.registry import make_policy
 from rouba_env.rules import engine
 from rouba_env.rules.cards import rank_of
 from rouba_env.rules.config import preset
-from rouba_env.rules.engine import TARGET_PILE_OFFSET
+from rouba_env.rules.core import TARGET_PILE_OFFSET
 
 
 def main(argv=None) -> int:

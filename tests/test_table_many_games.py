@@ -6,7 +6,7 @@ import pytest
 from rouba_env.players.base import BasePolicy, RandomPolicy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import preset
-from rouba_env.rules.engine import NO_SEAT
+from rouba_env.rules.core import NO_SEAT
 from rouba_env.streams import RowStreams
 from rouba_env.table import IllegalActionWarning, IllegalPlayerAction
 from rouba_env.single_game import SingleGame

@@ -148,7 +148,7 @@ class RayCollector:
         self.actors = [
             actor_class.options(name=ACTOR_NAME.format(index=index), num_cpus=ACTOR_CPUS,
                                 max_restarts=ACTOR_MAX_RESTARTS, max_task_retries=ACTOR_MAX_RESTARTS).remote(
-                config.to_dict(), table_dicts, max_players, index, [share[index] for share in shares])
+                config.to_dict(), table_dicts, max_players, index=index, slots=[share[index] for share in shares])
             for index in range(workers)
         ]
         self.pids = ray.get([actor.pid.remote() for actor in self.actors])

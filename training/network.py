@@ -19,7 +19,8 @@ from rouba_env.players.network import MASKED_LOGIT, MLP, NetworkPolicy, RankNetw
 from rouba_env.players.checkpoint import (
     load_checkpoint, read_privileged_value, resolve_checkpoint, write_checkpoint,
 )
-from rouba_env.rules.engine import NUM_KINDS, NUM_RANK_SLOTS
+from rouba_env.rules.core import NUM_KINDS
+from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.rules.config import RulesConfig
 
 ORTHOGONAL_HIDDEN_GAIN = float(np.sqrt(2))

@@ -31,8 +31,14 @@ def observation_table(max_players: int = 2) -> str:
 def action_table() -> str:
     from rouba_env.encoding.actions import ActionEncoding
     from rouba_env.rules.config import preset
-    from rouba_env.rules.engine import (JOKER_KIND_OFFSET, NUM_KINDS, TARGET_DISCARD, TARGET_PILE_OFFSET,
-                                        TARGET_TABLE, TARGET_TABLE_JOKER)
+    from rouba_env.rules.core import (
+        JOKER_KIND_OFFSET,
+        NUM_KINDS,
+        TARGET_DISCARD,
+        TARGET_PILE_OFFSET,
+        TARGET_TABLE,
+        TARGET_TABLE_JOKER,
+    )
 
     encoding = ActionEncoding(preset("standard"))
     rows = ["| part | values | meaning |", "|---|---|---|",

@@ -37,8 +37,8 @@ from rouba_env.encoding.masks import sample_legal
 from rouba_env.encoding.observation import ObservationEncoder, observation_params
 from rouba_env.rules import engine
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.core import STATE_FIELDS, GameArrays, deck_arrays
-from rouba_env.rules.engine import GameState, read_state
+from rouba_env.rules.buffers import STATE_FIELDS, GameArrays, deck_arrays
+from rouba_env.rules.engine import GameState, load_slot, read_state
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD, check_reward_mode
 from rouba_env.rules.seeding import shuffle_order, slot_deal_seed
 
@@ -513,7 +513,7 @@ class VectorGame:
 
     def _load(self, b: int, state: GameState) -> None:
         """Write a reference state into slot ``b`` (its cards too with ``track_cards``)."""
-        self.arrays.load(b, state)
+        load_slot(self.arrays.params, self.arrays.buffer, self.arrays.current, b, state=state)
 
     def _as_actions(self, actions) -> np.ndarray:
         acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numba
 
 from rouba_env.encoding.observation import observation_starts, write_hidden, write_observation
-from rouba_env.rules.core import game_of, legal_moves, move_of, play_move, rules_of, start_game, write_rewards
+from rouba_env.rules.buffers import game_of, rules_of
+from rouba_env.rules.core import legal_moves, move_of, play_move, start_game, write_rewards
 from rouba_env.rules.seeding import seed_order
 
 

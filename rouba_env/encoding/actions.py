@@ -23,22 +23,17 @@ import numpy as np
 from rouba_env.checks import is_int
 from rouba_env.rules.cards import RANK_NAMES
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
-from rouba_env.rules.core import OnePosition, move_at, move_index
-from rouba_env.rules.engine import (
+from rouba_env.rules.engine import OnePosition
+from rouba_env.rules.core import move_at, move_index
+from rouba_env.rules.core import (
     JOKER_KIND_OFFSET,
     NUM_KINDS,
     TARGET_DISCARD,
     TARGET_PILE_OFFSET,
     TARGET_TABLE,
     TARGET_TABLE_JOKER,
-    GameState,
-    Move,
-    Position,
-    legal_mask,
-    pile_seat,
-    rank_counts,
-    shown_rank,
 )
+from rouba_env.rules.engine import GameState, Move, Position, legal_mask, pile_seat, rank_counts, shown_rank
 
 
 def resolve_max_players(config: RulesConfig, max_players: int | None) -> int:

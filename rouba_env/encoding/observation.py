@@ -52,8 +52,9 @@ from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
 from rouba_env.rules.cards import NUM_RANKS
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.core import CORE_PARAMS, TALK_PLAYED, TARGET_PILE_OFFSET, Game, OnePosition, Rules, game_of, rules_of
-from rouba_env.rules.engine import EMPTY_PILE, NO_SEAT, NUM_RANK_SLOTS, GameState, Position, rank_counts
+from rouba_env.rules.buffers import CORE_PARAMS, Game, Rules, game_of, rules_of
+from rouba_env.rules.core import EMPTY_PILE, NO_SEAT, TALK_PLAYED, TARGET_PILE_OFFSET
+from rouba_env.rules.engine import NUM_RANK_SLOTS, GameState, OnePosition, Position, rank_counts
 
 OBSERVATION_VERSION = 2
 """Bumped whenever the layout below changes; checkpoints record it. Version 2 appended the table talk

@@ -23,7 +23,7 @@ from rouba_env.checks import as_seed, check_choice
 from rouba_env.table import DEFAULT_ILLEGAL_REWARD
 from rouba_env.single_game import SingleGame
 from rouba_env.rules.config import RulesConfig, make_rules
-from rouba_env.rules.engine import NO_SEAT
+from rouba_env.rules.core import NO_SEAT
 from rouba_env.rules.scoring import ENVIRONMENT_REWARD
 
 RENDER_FPS = 2

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.rules.cards import JOKER, RANK_NAMES, rank_of, suit_of
-from rouba_env.rules.engine import EMPTY_PILE, GameState
+from rouba_env.rules.core import EMPTY_PILE
+from rouba_env.rules.engine import GameState
 
 CARD_W, CARD_H = 52, 74
 """Card size in pixels."""

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from rouba_env.evaluation.lineups import deal_seed, game_rng, seating
+from rouba_env.evaluation.lineups import game_rng, seating
 from rouba_env.rules.seeding import numbered_deal_seeds
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy

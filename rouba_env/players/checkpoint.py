@@ -32,7 +32,7 @@ from rouba_env.encoding.observation import (
 from rouba_env.files import write_atomically
 from rouba_env.players.features import rank_context_index, rank_feature_names
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
-from rouba_env.rules.engine import NUM_KINDS
+from rouba_env.rules.core import NUM_KINDS
 
 WEIGHTS_FILE = "model.safetensors"
 PRIVILEGED_VALUE_FILE = "privileged_value.safetensors"

@@ -13,7 +13,8 @@ import numpy as np
 from rouba_env.encoding.actions import action_index
 from rouba_env.encoding.observation import OBSERVATION_VERSION, EMPTY_SLOT, PILE_TOP_SLOTS, observation_layout
 from rouba_env.rules.cards import NUM_RANKS
-from rouba_env.rules.engine import NUM_KINDS, NUM_RANK_SLOTS, TARGET_PILE_OFFSET
+from rouba_env.rules.core import NUM_KINDS, TARGET_PILE_OFFSET
+from rouba_env.rules.engine import NUM_RANK_SLOTS
 
 
 SEAT_BLOCKS = {"pile_top": PILE_TOP_SLOTS, "pile_size": 1, "hand_size": 1, "present": 1, "dealer": 1, "to_act": 1,

@@ -16,7 +16,7 @@ from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.core import cards_captured_each
 from rouba_env.streams import Randomness, uniform_runs
-from rouba_env.rules.engine import (
+from rouba_env.rules.core import (
     EMPTY_PILE,
     JOKER_KIND_OFFSET,
     TARGET_DISCARD,

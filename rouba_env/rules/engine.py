@@ -22,8 +22,10 @@ relative to the mover (0 = own pile, 1 = next seat to the left, ...).
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from itertools import chain
+from typing import NamedTuple, Sequence
 
 import numba
 import numpy as np
@@ -31,24 +33,12 @@ import numpy as np
 from rouba_env.checks import is_int
 from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
-from rouba_env.rules.core import (  # noqa: F401  (the moves' vocabulary, defined once in the rules core)
-    EMPTY_PILE,
-    JOKER_KIND_OFFSET,
-    NO_SEAT,
-    NUM_KINDS,
-    P_OFFSETS,
-    RANK_SLOTS,
-    STATE_FIELDS,
-    TALK_PLAYED,
-    TARGET_DISCARD,
-    TARGET_PILE_OFFSET,
-    TARGET_TABLE,
-    TARGET_TABLE_JOKER,
-    blank_buffer,
-    game_of,
-    load_slot,
-    rules_of,
-    slot_layout,
+from rouba_env.rules.buffers import (
+    P_CARDS, P_HAND_CARDS, P_OFFSETS, P_SEATS, P_TRACKED, STATE_FIELDS, GameArrays, blank_buffer, game_of,
+    rules_of, slot_layout,
+)
+from rouba_env.rules.core import (
+    JOKER_KIND_OFFSET, NO_SEAT, NUM_KINDS, RANK_SLOTS, TALK_PLAYED, TALK_SIZE, TARGET_PILE_OFFSET, card_rank,
 )
 from rouba_env.rules.core import (
     legal_moves as core_legal_moves,
@@ -380,3 +370,131 @@ def match_rules(config: RulesConfig, games: int) -> list[RulesConfig]:
     n = config.num_players
     return [config.replace(dealer=(config.dealer + game) % n) for game in range(games)]
 
+
+# ------------------------------------------------------------------ loading a GameState into the core
+
+
+def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: int, *, state: "GameState") -> None:
+    """Write a card-level `GameState` into slot ``b`` of a game's arrays (``params``, ``buffer``, ``current``).
+
+    The card lists travel as one array of codes (hands, table, piles, deck) with their lengths, and one
+    compiled pass counts them into the slot. A state that does not fit these rules' slot (more cards in a
+    place than it can hold) is refused before anything is written.
+    """
+    lists = [*state.hands, state.table, *state.piles, state.deck]
+    n, total = int(params[P_SEATS]), int(params[P_CARDS])
+    if len(state.hands) != n or len(state.piles) != n:
+        raise ValueError(f"the state seats {len(state.hands)} hands and {len(state.piles)} piles; these rules "
+                         f"seat {n}")
+    hand_room = int(params[P_HAND_CARDS])
+    room = {"deck": (len(state.deck), total)}
+    if int(params[P_TRACKED]):
+        room.update(hand=(max(map(len, state.hands)), hand_room), table=(len(state.table), total),
+                    pile=(max(map(len, state.piles)), total))
+    for part, (size, most) in room.items():
+        if size > most:
+            raise ValueError(f"the state's {part} holds {size} cards; under these rules it holds at most {most}")
+    cards = np.fromiter(chain.from_iterable(lists), dtype=np.int16, count=sum(map(len, lists)))
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    talk = np.array([passed + played for passed, played in zip(state.passed, state.played)], dtype=np.int16)
+    last = (NO_SEAT, 0, 0, 0) if state.last_move is None else (
+        state.last_move[0], state.last_move[1][0], state.last_move[1][1], state.last_move[2])
+    _load_slot(params, buffer, current, b, cards, lengths, np.asarray(state.pile_tops, dtype=np.int16), talk,
+               np.array([state.current, state.last_capturer, state.turn, *last], dtype=np.int64))
+
+
+class OnePosition:
+    """A one-slot game that card-level `GameState` s are loaded into, one at a time, to run a compiled rule
+    on them: how the encodings give the observation and the legal moves of a `GameState`.
+
+    Made on first use; a lock keeps two threads sharing it from loading it at once; it pickles without
+    its arrays.
+    """
+
+    def __init__(self, config: RulesConfig, move_stride: int, extra_params: Sequence[int] = ()):
+        self.config, self.move_stride, self.extra_params = config, move_stride, list(extra_params)
+        self._arrays: GameArrays | None = None
+        self._tracked_params: np.ndarray | None = None
+        """The parameters of a `Position`'s layout (its cards named) with this user's stride and extras."""
+        self._lock = threading.Lock()
+
+    def run_on(self, buffer: np.ndarray, current: np.ndarray, kernel, *args):
+        """``kernel(params, buffer, current, *args)`` on a one-slot buffer with the cards named (a
+        `rouba_env.rules.engine.Position`'s), read where it lies under this user's parameters."""
+        if self._tracked_params is None:
+            self._tracked_params = GameArrays(self.config, 1, move_stride=self.move_stride, reward=REWARD_MODES[0],
+                                              auto_reset=False, track_cards=True,
+                                              extra_params=self.extra_params).params
+        return kernel(self._tracked_params, buffer, current, *args)
+
+    def run(self, state: "GameState", kernel, *args):
+        """``kernel(params, buffer, current, *args)`` on slot 0 holding ``state``; its answer."""
+        with self._lock:
+            if self._arrays is None:
+                self._arrays = GameArrays(self.config, 1, move_stride=self.move_stride, reward=REWARD_MODES[0],
+                                          auto_reset=False, track_cards=False,
+                                          extra_params=self.extra_params)
+            arrays = self._arrays
+            load_slot(arrays.params, arrays.buffer, arrays.current, 0, state=state)
+            return kernel(arrays.params, arrays.buffer, arrays.current, *args)
+
+    def __getstate__(self) -> dict:
+        return {key: value for key, value in self.__dict__.items()
+                if key not in ("_arrays", "_tracked_params", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _arrays=None, _tracked_params=None, _lock=threading.Lock())
+
+
+@numba.njit(cache=True, nogil=True)
+def _load_slot(p, buffer, current, b, cards, lengths, tops, talk, scalars):
+    """`load_slot`'s compiled pass: ``cards`` holds every hand, the table, every pile and the deck in
+    turn (``lengths`` of each); ``scalars``: the seat to act, the last capturer, the turn, the last move."""
+    r, g = rules_of(p), game_of(p, buffer, current)
+    n = r.num_players
+    g.hands[b] = 0
+    g.table[b] = 0
+    g.seen[b] = 0
+    start = 0
+    for part in range(2 * n + 2):
+        size = lengths[part]
+        for i in range(start, start + size):
+            card, slot = cards[i], card_rank(cards[i])
+            j = i - start
+            if part < n:
+                g.hands[b, part, slot] += 1
+                if r.track_cards:
+                    g.hand_cards[b, part, j] = card
+            elif part == n:
+                g.table[b, slot] += 1
+                g.seen[b, slot] += 1
+                if r.track_cards:
+                    g.table_cards[b, j] = card
+            elif part < 2 * n + 1:
+                g.seen[b, slot] += 1
+                if r.track_cards:
+                    g.pile_cards[b, part - n - 1, j] = card
+            else:
+                g.deck[b, j] = slot
+                if r.track_cards:
+                    g.deck_cards[b, j] = card
+        if part < n:
+            g.hand_count[b, part] = size
+        elif part == n:
+            g.table_len[b] = size
+        elif part < 2 * n + 1:
+            g.pile[b, part - n - 1] = size
+        else:
+            g.deck_len[b] = size
+        start += size
+    for seat in range(n):
+        g.top[b, seat] = tops[seat]
+        for i in range(TALK_SIZE):
+            g.talk[b, seat, i] = talk[seat, i]
+    current[b] = scalars[0]
+    g.last_capturer[b] = scalars[1]
+    g.turn[b] = scalars[2]
+    for i in range(4):
+        g.last_move[b, i] = scalars[3 + i]
+    if not r.track_cards and scalars[3] >= 0:
+        g.last_move[b, 3] = card_rank(scalars[6])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rouba_env.rules.cards import RANK_NAMES, card_face
-from rouba_env.rules.engine import EMPTY_PILE, GameState
+from rouba_env.rules.core import EMPTY_PILE
+from rouba_env.rules.engine import GameState
 from rouba_env.rules.scoring import scores
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from rouba_env.encoding.actions import ActionEncoding, describe_move
-from rouba_env.rules import engine, scoring
+from rouba_env.rules import core, engine, scoring
 from rouba_env.rules.cards import JOKER, JOKER_RANK, RANK_NAMES, card_face, rank_name, rank_of, suit_of
 
 PLACE_TABLE = "table"
@@ -21,8 +21,8 @@ PLACE_TABLE_JOKER = "table_joker"
 """Capture a joker lying on the table."""
 PLACE_PILE = "pile"
 """Own pile or another seat's pile (a steal)."""
-_TARGET_PLACES = {engine.TARGET_TABLE: PLACE_TABLE, engine.TARGET_DISCARD: PLACE_DISCARD,
-                  engine.TARGET_TABLE_JOKER: PLACE_TABLE_JOKER}
+_TARGET_PLACES = {core.TARGET_TABLE: PLACE_TABLE, core.TARGET_DISCARD: PLACE_DISCARD,
+                  core.TARGET_TABLE_JOKER: PLACE_TABLE_JOKER}
 
 
 def card_json(card: int) -> dict:
@@ -40,7 +40,7 @@ def card_json(card: int) -> dict:
 def move_json(state: engine.GameState, move: engine.Move, encoding: ActionEncoding) -> dict:
     """One legal move of the seat to act: its action index, where it goes and its words."""
     kind, target = move
-    is_joker = kind >= engine.JOKER_KIND_OFFSET
+    is_joker = kind >= core.JOKER_KIND_OFFSET
     place = _TARGET_PLACES.get(target, PLACE_PILE)
     return {
         "action": encoding.encode(move),
@@ -48,7 +48,7 @@ def move_json(state: engine.GameState, move: engine.Move, encoding: ActionEncodi
         "target": target,
         "place": place,
         "seat": engine.pile_seat(state, state.current, target) if place == PLACE_PILE else None,
-        "named": RANK_NAMES[engine.shown_rank(kind)] if is_joker and target != engine.TARGET_DISCARD else None,
+        "named": RANK_NAMES[engine.shown_rank(kind)] if is_joker and target != core.TARGET_DISCARD else None,
         "label": describe_move(state, move),
     }
 
@@ -57,7 +57,7 @@ def legal_groups(state: engine.GameState, encoding: ActionEncoding) -> list[dict
     """Legal moves of the seat to act grouped by the hand card played, in rank order (jokers last)."""
     groups: dict[int, dict] = {}
     for move in map(encoding.decode, encoding.legal_actions(state)):  # the rules core's legal moves
-        card_rank = JOKER_RANK if move.kind >= engine.JOKER_KIND_OFFSET else move.kind
+        card_rank = JOKER_RANK if move.kind >= core.JOKER_KIND_OFFSET else move.kind
         group = groups.setdefault(card_rank, {"rank": card_rank, "rank_name": rank_name(card_rank), "moves": []})
         group["moves"].append(move_json(state, move, encoding))
     return [groups[rank] for rank in sorted(groups)]
@@ -73,7 +73,7 @@ def seat_view(state: engine.GameState, seat: int, name: str, show_hand: bool) ->
         "hand": [card_json(card) for card in state.hands[seat]] if show_hand else None,
         "pile_size": len(pile),
         "pile_top": card_json(pile[-1]) if pile else None,
-        "pile_shows": None if shows == engine.EMPTY_PILE else RANK_NAMES[shows],
+        "pile_shows": None if shows == core.EMPTY_PILE else RANK_NAMES[shows],
     }
 
 

@@ -17,6 +17,15 @@ declare -A ROWS=(
   [medium_pool_seed3]="--rules medium --total-steps $STEPS --config pool_2p --seed 3"
   # a wider network: does capacity limit the default recipe on medium?
   [medium_wide]="--rules medium --total-steps $STEPS --hidden-sizes 256 128"
+  # what holds the default recipe at 0.03: 3M-step screens of its regularizer (the magnet) against the default
+  [medium_3M_default]="--rules medium --total-steps 3000000"
+  [medium_3M_magnet_linear]="--rules medium --total-steps 3000000 --magnet-schedule linear"
+  [medium_3M_magnet01]="--rules medium --total-steps 3000000 --magnet-coef 0.01"
+  # ... and of the network, the critic, the batch and the step size
+  [medium_3M_mlp]="--rules medium --total-steps 3000000 --architecture mlp --hidden-sizes 256 256"
+  [medium_3M_privileged]="--rules medium --total-steps 3000000 --critic privileged"
+  [medium_3M_envs4096]="--rules medium --total-steps 3000000 --num-envs 4096"
+  [medium_3M_lr3e-4]="--rules medium --total-steps 3000000 --learning-rate 3e-4"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
 )

@@ -3,7 +3,14 @@ import pytest
 
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import RulesConfig, preset
-from rouba_env.rules.engine import JOKER_KIND_OFFSET, TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER, Move
+from rouba_env.rules.core import (
+    JOKER_KIND_OFFSET,
+    TARGET_DISCARD,
+    TARGET_PILE_OFFSET,
+    TARGET_TABLE,
+    TARGET_TABLE_JOKER,
+)
+from rouba_env.rules.engine import Move
 from tests.rules.scenario import RANKS, make_state
 
 SEVEN, K = RANKS["7"], RANKS["K"]

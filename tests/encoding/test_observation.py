@@ -9,15 +9,8 @@ from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
 from rouba_env.encoding.observation import NO_FLIPPED_CARD, ObservationEncoder, observation_layout
 from rouba_env.rules.cards import rank_of
-from rouba_env.rules.engine import (
-    EMPTY_PILE,
-    NO_SEAT,
-    apply_move,
-    is_terminal,
-    legal_moves,
-    new_game,
-    rank_counts,
-)
+from rouba_env.rules.core import EMPTY_PILE, NO_SEAT
+from rouba_env.rules.engine import apply_move, is_terminal, legal_moves, new_game, rank_counts
 from tests.reference.engine import seen_counts
 from tests.rules.scenario import RANKS, make_state
 from tests.strategies import seated_preset

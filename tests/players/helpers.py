@@ -8,7 +8,8 @@ from rouba_env.players.checkpoint import expected_shapes
 from rouba_env.players.registry import make_policy
 from tests.reference import engine
 from rouba_env.rules.cards import rank_of
-from rouba_env.rules.engine import TARGET_PILE_OFFSET, Move
+from rouba_env.rules.core import TARGET_PILE_OFFSET
+from rouba_env.rules.engine import Move
 from tests.rules.scenario import RANKS
 
 OWN, NEXT, SECOND = TARGET_PILE_OFFSET, TARGET_PILE_OFFSET + 1, TARGET_PILE_OFFSET + 2

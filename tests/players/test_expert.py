@@ -18,7 +18,7 @@ from rouba_env.rules import scoring
 from tests.reference import engine
 from rouba_env.rules.cards import JOKER_RANK, rank_of
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
-from rouba_env.rules.engine import TARGET_TABLE
+from rouba_env.rules.core import TARGET_TABLE
 from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position
 from tests.strategies import preset_configs
 from tests.rules.scenario import RANKS

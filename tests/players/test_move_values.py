@@ -17,7 +17,7 @@ from rouba_env.players.move_values import (
 )
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.rules.config import RulesConfig, preset
-from rouba_env.rules.engine import TARGET_DISCARD, TARGET_TABLE
+from rouba_env.rules.core import TARGET_DISCARD, TARGET_TABLE
 from tests.players.helpers import NEXT, SECOND, action_of
 from tests.reference import engine as reference
 from tests.rules.scenario import RANKS, make_state

@@ -10,7 +10,7 @@ from rouba_env.players.expert import ExpertPolicy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from tests.reference import engine
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import TARGET_DISCARD, TARGET_TABLE
+from rouba_env.rules.core import TARGET_DISCARD, TARGET_TABLE
 from tests.players.helpers import CHEAP_EXPERT, SECOND, action_of, observe, play_checked
 from tests.strategies import preset_configs
 from tests.rules.scenario import RANKS, make_state

@@ -13,7 +13,7 @@ from rouba_env.beliefs import HiddenCardSampler
 from rouba_env.rules import scoring
 from tests.reference import engine
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, preset
-from rouba_env.rules.engine import TARGET_TABLE
+from rouba_env.rules.core import TARGET_TABLE
 from tests.players.helpers import NEXT, action_of, complete_state, observe, random_position, random_tensors
 from tests.rules.scenario import RANKS
 from tests.strategies import seated_preset

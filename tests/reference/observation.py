@@ -11,7 +11,8 @@ import numpy as np
 from rouba_env.encoding.actions import resolve_max_players
 from rouba_env.encoding.observation import EMPTY_SLOT, PILE_TOP_SLOTS, RULE_FLAGS, observation_layout
 from rouba_env.rules.cards import NUM_RANKS, rank_of
-from rouba_env.rules.engine import EMPTY_PILE, NUM_RANK_SLOTS, GameState
+from rouba_env.rules.core import EMPTY_PILE
+from rouba_env.rules.engine import NUM_RANK_SLOTS, GameState
 
 
 def rank_counts(cards) -> list[int]:

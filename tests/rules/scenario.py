@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rouba_env.rules.cards import JOKER, NUM_SUITS
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.engine import EMPTY_PILE, GameState
+from rouba_env.rules.core import EMPTY_PILE
+from rouba_env.rules.engine import GameState
 
 RANKS = {"A": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6, "8": 7, "9": 8, "10": 9, "J": 10, "Q": 11, "K": 12}
 

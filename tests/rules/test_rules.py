@@ -6,7 +6,16 @@ import pytest
 from rouba_env.rules.cards import JOKER, NUM_SUITS, make_deck, rank_of
 from rouba_env.rules.config import RulesConfig, preset
 from tests.reference.engine import card_total
-from rouba_env.rules.engine import EMPTY_PILE, JOKER_KIND_OFFSET, NO_SEAT, TARGET_DISCARD, TARGET_PILE_OFFSET, TARGET_TABLE, TARGET_TABLE_JOKER, Move, apply_move, is_terminal, legal_moves, new_game, start_game
+from rouba_env.rules.core import (
+    EMPTY_PILE,
+    JOKER_KIND_OFFSET,
+    NO_SEAT,
+    TARGET_DISCARD,
+    TARGET_PILE_OFFSET,
+    TARGET_TABLE,
+    TARGET_TABLE_JOKER,
+)
+from rouba_env.rules.engine import Move, apply_move, is_terminal, legal_moves, new_game, start_game
 from rouba_env.rules.scoring import lead_rewards, margin_rewards as margin_of_scores, outcome_rewards as outcome_of_scores, scores, winners
 
 

@@ -1,0 +1,263 @@
+"""How the rules core's games lie in memory: one int16 buffer of named arrays per batch of slots.
+
+Compiled code receives a game as one int16 buffer, its ``current`` seats and one int64 parameter vector
+(`GameArrays`); `rules_of` and `game_of` give it its named form (`Rules`, `Game`), which every rule of
+`rouba_env.rules.core` reads. The layout of that vector is private to this module and to the encodings'
+`observation_starts`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple, Sequence, cast
+
+import numba
+import numpy as np
+from numba.extending import intrinsic
+
+from rouba_env.rules.cards import rank_of
+from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.core import EMPTY_PILE, LAST_MOVE_FIELDS, NO_SEAT, RANK_SLOTS, TALK_SIZE
+from rouba_env.rules.scoring import REWARD_MODES
+
+
+class Rules(NamedTuple):
+    """The rules' parameters as compiled code reads them (`rules_of`)."""
+
+    num_players: int
+    move_stride: int
+    """Targets per kind in a move table: 3 + the seats the encoding pads to."""
+    hand_size: int
+    table_cards: int
+    take_all: bool
+    must_capture: bool
+    leftovers_to_last_capturer: bool
+    draw_from_deck: bool
+    jokers: bool
+    first_player: int
+    dealer: int
+    total_cards: int
+    reward_mode: int
+    """Index into `rouba_env.rules.scoring.REWARD_MODES`."""
+    auto_reset: bool
+    track_cards: bool
+
+
+class Game(NamedTuple):
+    """Every slot's state: row ``b`` of each array is slot ``b``'s game (`game_of`).
+
+    The arrays are borrowed views (`borrowed`): reading a field costs no reference count, which would
+    otherwise cost more than the rule that reads it.
+    """
+
+    hands: np.ndarray
+    """[B, n, 14]: cards of each rank slot in each seat's hand."""
+    hand_count: np.ndarray
+    """[B, n]: cards in each hand."""
+    table: np.ndarray
+    """[B, 14]: face-up table cards per rank slot."""
+    seen: np.ndarray
+    """[B, 14]: cards per rank slot that have been face up (table and piles)."""
+    pile: np.ndarray
+    """[B, n]: cards in each seat's pile (its score)."""
+    top: np.ndarray
+    """[B, n]: rank showing on each pile (a joker shows its name), or `EMPTY_PILE`."""
+    talk: np.ndarray
+    """[B, n, 27]: the table talk of each seat since its hand was dealt (`TALK_PLAYED`)."""
+    deck: np.ndarray
+    """[B, C]: rank slot of each undealt card; the top of the deck is at ``deck_len - 1``."""
+    deck_len: np.ndarray
+    last_capturer: np.ndarray
+    """[B]: last seat that captured from the table or stole a pile, or `NO_SEAT`."""
+    turn: np.ndarray
+    """[B]: moves played so far."""
+    last_move: np.ndarray
+    """[B, 4]: `LAST_MOVE_FIELDS`."""
+    current: np.ndarray
+    """int64[B]: the seat to act, or `NO_SEAT` once the game is over."""
+    hand_cards: np.ndarray
+    """[B, n, H] (H = 0 without ``track_cards``): each hand's card codes in the order dealt."""
+    table_cards: np.ndarray
+    """[B, C or 0]: the table's card codes in the order laid."""
+    table_len: np.ndarray
+    pile_cards: np.ndarray
+    """[B, n, C or 0]: each pile's card codes, bottom first."""
+    deck_cards: np.ndarray
+    """[B, C or 0]: the deck's card codes, as ``deck``."""
+
+
+STATE_FIELDS = tuple(name for name in Game._fields if name != "current")
+"""The fields kept in the int16 buffer, in buffer order (``current`` is its own int64 array)."""
+RULE_PARAMS = len(Rules._fields)
+P_BATCH, P_SEATS, P_CARDS, P_HAND_CARDS, P_TRACKED = range(RULE_PARAMS, RULE_PARAMS + 5)
+P_OFFSETS = RULE_PARAMS + 5
+CORE_PARAMS = P_OFFSETS + len(STATE_FIELDS)
+"""Entries of the parameter vector this module owns; the encodings append theirs after them."""
+
+
+def slot_shapes(num_players: int, total_cards: int, hand_cards: int, tracked: int) -> dict[str, tuple[int, ...]]:
+    """Each buffer field's shape for one slot (``tracked``: card codes kept, ``total_cards`` or 0)."""
+    n, C = num_players, total_cards
+    return {
+        "hands": (n, RANK_SLOTS), "hand_count": (n,), "table": (RANK_SLOTS,), "seen": (RANK_SLOTS,),
+        "pile": (n,), "top": (n,), "talk": (n, TALK_SIZE), "deck": (C,), "deck_len": (), "last_capturer": (),
+        "turn": (), "last_move": (len(LAST_MOVE_FIELDS),), "hand_cards": (n, hand_cards), "table_cards": (tracked,),
+        "table_len": (), "pile_cards": (n, tracked), "deck_cards": (tracked,),
+    }
+
+
+def slot_layout(config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool, track_cards: bool,
+                extra_params: Sequence[int] = ()) -> tuple[Rules, dict[str, tuple[int, ...]], np.ndarray, int]:
+    """(rules, each field's shape per slot, the parameter vector, the buffer's length) of ``batch`` slots."""
+    n, C = config.num_players, config.total_cards
+    hand_cards = max(config.hand_size, 1) if track_cards else 0
+    tracked = C if track_cards else 0
+    rules = Rules(
+        num_players=n, move_stride=move_stride, hand_size=config.hand_size, table_cards=config.table_cards,
+        take_all=config.take_all, must_capture=config.must_capture,
+        leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
+        jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
+        reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
+    shapes = slot_shapes(n, C, hand_cards, tracked)
+    offsets, start = [], 0
+    for name in STATE_FIELDS:
+        offsets.append(start)
+        start += batch * math.prod(shapes[name])
+    params = np.array([int(value) for value in rules] + [batch, n, C, hand_cards, tracked] + offsets
+                      + list(extra_params), dtype=np.int64)
+    return rules, shapes, params, start
+
+
+def blank_buffer(params: np.ndarray, size: int, batch: int) -> np.ndarray:
+    """A buffer of ``batch`` slots before any deal: everything zero but the markers of nothing (no pile top,
+    no capturer, no last move)."""
+    buffer = np.zeros(size, dtype=np.int16)
+    for name, stride in (("top", int(params[P_SEATS])), ("last_capturer", 1), ("last_move", len(LAST_MOVE_FIELDS))):
+        start = int(params[P_OFFSETS + STATE_FIELDS.index(name)])
+        if name == "last_move":
+            buffer[start:start + batch * stride:stride] = NO_SEAT
+        else:
+            buffer[start:start + batch * stride] = EMPTY_PILE if name == "top" else NO_SEAT
+    return buffer
+
+
+class GameArrays:
+    """The arrays of ``batch`` slots of one rules config, as Python and compiled code share them.
+
+    ``buffer`` (int16) holds every `STATE_FIELDS` array, each a named numpy view here
+    (``arrays.hands[b, seat, rank]``); ``current`` is int64; ``params`` tells compiled code the
+    rules and where each field lies. ``extra_params`` are appended for the encodings.
+    """
+
+    hands: np.ndarray
+    hand_count: np.ndarray
+    table: np.ndarray
+    seen: np.ndarray
+    pile: np.ndarray
+    top: np.ndarray
+    talk: np.ndarray
+    deck: np.ndarray
+    deck_len: np.ndarray
+    last_capturer: np.ndarray
+    turn: np.ndarray
+    last_move: np.ndarray
+    hand_cards: np.ndarray
+    table_cards: np.ndarray
+    table_len: np.ndarray
+    pile_cards: np.ndarray
+    deck_cards: np.ndarray
+    """Views into ``buffer``, one per `STATE_FIELDS` name (the `Game` fields of the same names)."""
+
+    def __init__(self, config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool,
+                 track_cards: bool, extra_params: Sequence[int] = ()):
+        self.rules, self.shapes, self.params, size = slot_layout(config, batch, move_stride=move_stride, reward=reward,
+                                                                 auto_reset=auto_reset,
+                                                                 track_cards=track_cards, extra_params=extra_params)
+        self.batch = batch
+        self.buffer = blank_buffer(self.params, size, batch)
+        self.current = np.full(batch, NO_SEAT, dtype=np.int64)
+        self._bind_views()
+
+    def _bind_views(self) -> None:
+        for name, view in self.views(self.buffer).items():
+            setattr(self, name, view)
+
+    def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
+        """Every `STATE_FIELDS` array of another buffer of this layout (a copy of ``self.buffer``), by name."""
+        views = {}
+        for index, name in enumerate(STATE_FIELDS):
+            shape = (self.batch, *self.shapes[name])
+            offset, size = int(self.params[P_OFFSETS + index]), math.prod(shape)
+            views[name] = buffer[offset:offset + size].reshape(shape)
+        return views
+
+    def __getstate__(self) -> dict:
+        """Pickled without the views (a pickled view would be a copy); `__setstate__` makes them again."""
+        return {key: value for key, value in self.__dict__.items() if key not in STATE_FIELDS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def rules_of(p) -> Rules:
+    """The named rules of a parameter vector (`GameArrays.params`)."""
+    return Rules(p[0], p[1], p[2], p[3], p[4] != 0, p[5] != 0, p[6] != 0, p[7] != 0, p[8] != 0, p[9], p[10], p[11],
+                 p[12], p[13] != 0, p[14] != 0)
+
+
+def _borrowed(typingctx, array):
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        view = context.make_array(signature.return_type)(context, builder)
+        context.populate_array(view, data=source.data, shape=source.shape, strides=source.strides,
+                               itemsize=source.itemsize, meminfo=None)
+        return view._getvalue()
+    return array(array), codegen
+
+
+borrowed = cast(Callable[[np.ndarray], np.ndarray], intrinsic(_borrowed))
+"""The same array without a share in its memory: compiled code reads it without counting references.
+
+Only for views that live inside one compiled call, while the caller holds the array itself.
+"""
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _field(buffer, p, index, size):
+    start = p[P_OFFSETS + index]
+    return buffer[start:start + size]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def game_of(p, buffer, current) -> Game:
+    """The named arrays of a game buffer (`GameArrays`), as views."""
+    B, n, C, H, T = p[P_BATCH], p[P_SEATS], p[P_CARDS], p[P_HAND_CARDS], p[P_TRACKED]
+    return Game(
+        borrowed(_field(buffer, p, 0, B * n * RANK_SLOTS).reshape((B, n, RANK_SLOTS))),
+        borrowed(_field(buffer, p, 1, B * n).reshape((B, n))),
+        borrowed(_field(buffer, p, 2, B * RANK_SLOTS).reshape((B, RANK_SLOTS))),
+        borrowed(_field(buffer, p, 3, B * RANK_SLOTS).reshape((B, RANK_SLOTS))),
+        borrowed(_field(buffer, p, 4, B * n).reshape((B, n))),
+        borrowed(_field(buffer, p, 5, B * n).reshape((B, n))),
+        borrowed(_field(buffer, p, 6, B * n * TALK_SIZE).reshape((B, n, TALK_SIZE))),
+        borrowed(_field(buffer, p, 7, B * C).reshape((B, C))),
+        borrowed(_field(buffer, p, 8, B)),
+        borrowed(_field(buffer, p, 9, B)),
+        borrowed(_field(buffer, p, 10, B)),
+        borrowed(_field(buffer, p, 11, B * 4).reshape((B, 4))),
+        borrowed(current),
+        borrowed(_field(buffer, p, 12, B * n * H).reshape((B, n, H))),
+        borrowed(_field(buffer, p, 13, B * T).reshape((B, T))),
+        borrowed(_field(buffer, p, 14, B)),
+        borrowed(_field(buffer, p, 15, B * n * T).reshape((B, n, T))),
+        borrowed(_field(buffer, p, 16, B * T).reshape((B, T))),
+    )
+
+
+def deck_arrays(config: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(rank slot, code) of each card of `RulesConfig.unshuffled_deck`, the order a shuffle permutes."""
+    deck = config.unshuffled_deck()
+    return (np.array([rank_of(card) for card in deck], dtype=np.int16), np.array(deck, dtype=np.int16))
+
