@@ -2,51 +2,26 @@
 
 Seats are rotated so that index 0 of every seat block is the observer, 1 the
 player to its left, and so on; blocks are padded to ``max_players`` so that one
-network can play tables of several sizes. ``R = 14`` rank slots (ace..king,
-then joker), ``m = max_players``. Layout (see `ObservationEncoder.layout`):
-
-==========  ==================  ===============================================
-block       size                meaning
-==========  ==================  ===============================================
-hand        R                   own cards per rank (count)
-table       R                   face-up table cards per rank (count)
-seen        R                   public card memory: cards per rank seen face up
-                                so far, i.e. on the table or in any pile (count)
-pile_top    m * 14              per seat: one-hot top rank (13 slots, a joker
-                                shows its named rank) then 1 slot "empty pile";
-                                all zero for an absent (padded) seat
-pile_size   m                   per seat: cards in its pile / total cards
-hand_size   m                   per seat: cards in hand (count)
-present     m                   per seat: 1 if the seat is at the table
-dealer      m                   one-hot: the dealer's seat
-to_act      m                   one-hot: the seat to act (all zero at the end)
-deck        1                   cards left in the deck / total cards
-flipped     R                   ``draw_from_deck``: one-hot of the card just
-                                flipped (public); zero otherwise
-rules       5                   take_all, must_capture,
-                                leftovers_to_last_capturer, draw_from_deck,
-                                jokers (0/1)
-passed      m * 13              table talk, per seat since its hand was dealt:
-                                per rank A..K, the moves on which that rank
-                                could be taken (table, or another seat's pile
-                                top) and the seat played another rank (count)
-played      m * R               per seat since its hand was dealt: cards it
-                                played per rank slot (count)
-==========  ==================  ===============================================
-
-Length ``62 + 19m`` up to ``rules`` (observation version 1: 100 for 2 seats, 138
-for 4), ``62 + 46m`` with the table talk (version 2: 154 for 2 seats, 246 for 4).
+network can play tables of several sizes. The layout is declared once, in
+`BLOCKS`: the flat vector's index ranges (`observation_layout`), the compiled
+code's block starts (`ObservationStarts`), the bounds an observation is
+checked against (`ObservationEncoder.high`), the documentation's table and the
+networks' features (`rouba_env.players.features`) are all derived from it.
 Only public information and the observer's own hand enter it: two states that
 differ in opponents' hands or in the deck order give the same vector.
 """
 
 from __future__ import annotations
 
+import collections
+
 import numba
 import numpy as np
 
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from rouba_env.checks import is_int
 from rouba_env.encoding.actions import resolve_max_players
@@ -61,8 +36,6 @@ OBSERVATION_VERSION = 2
 (``passed``, ``played``) after ``rules``, so a version-1 network reads the prefix it knows."""
 OBSERVATION_VERSIONS = (1, 2)
 """Layouts a checkpoint may have been trained on (`observation_layout` builds each)."""
-TABLE_TALK_BLOCKS = ("passed", "played")
-"""The blocks version 2 added."""
 PILE_TOP_SLOTS = NUM_RANKS + 1
 """One-hot pile top: 13 ranks, then "empty"."""
 EMPTY_SLOT = NUM_RANKS
@@ -70,49 +43,73 @@ RULE_FLAGS = ("take_all", "must_capture", "leftovers_to_last_capturer", "draw_fr
 NO_FLIPPED_CARD = -1
 """`ObservationView.flipped` when no card is flipped (not ``draw_from_deck``, or the game is over)."""
 
+FLAG = "flag"
+"""A block's entries are 0 or 1 (one-hot slots and yes/no flags)."""
+COPIES = "copies"
+"""A whole count of cards per rank slot, at most the copies of that rank the deck holds."""
+CARDS = "cards"
+"""A whole count of cards, at most every card in play."""
+FRACTION = "fraction"
+"""A share of the cards in play, 0..1 (not a whole number)."""
+MOVES_PER_HAND = "moves_per_hand"
+"""A whole count of moves since a hand was dealt, at most the hand size."""
+PLAYED_COPIES = "played_copies"
+"""A whole count of cards of one rank played since a hand was dealt: at most that rank's copies and the hand size."""
+BOUNDS = (FLAG, COPIES, CARDS, FRACTION, MOVES_PER_HAND, PLAYED_COPIES)
+
+
+class Block(NamedTuple):
+    """One block of the observation, as `BLOCKS` declares it."""
+
+    name: str
+    width: int
+    """Entries per seat for a seat block (``per_seat``), else the block's whole size."""
+    per_seat: bool
+    """One group of ``width`` entries per seat (rotated, padded to ``max_players``)."""
+    by_rank: bool
+    """Its entries are indexed by rank (a rank slot, a one-hot rank or a rank per seat)."""
+    bound: str
+    """What its entries count, and so their bounds (one of `BOUNDS`)."""
+    version: int
+    """The first observation version that has it."""
+    meaning: str
+
+
+BLOCKS = (
+    Block("hand", NUM_RANK_SLOTS, False, True, COPIES, 1, "own cards per rank slot (A..K, joker)"),
+    Block("table", NUM_RANK_SLOTS, False, True, COPIES, 1, "table cards per rank slot"),
+    Block("seen", NUM_RANK_SLOTS, False, True, COPIES, 1,
+          "public card memory: cards per rank seen face up (table and every pile)"),
+    Block("pile_top", PILE_TOP_SLOTS, True, True, FLAG, 1,
+          "per seat: one-hot top rank of its pile (a joker shows its name), then 'empty'"),
+    Block("pile_size", 1, True, False, FRACTION, 1, "per seat: pile size / total cards"),
+    Block("hand_size", 1, True, False, CARDS, 1, "per seat: cards in hand"),
+    Block("present", 1, True, False, FLAG, 1, "per seat: 1 if at the table (0: padding)"),
+    Block("dealer", 1, True, False, FLAG, 1, "one-hot dealer seat"),
+    Block("to_act", 1, True, False, FLAG, 1, "one-hot seat to act (all zero once the game is over)"),
+    Block("deck", 1, False, False, FRACTION, 1, "cards left in the deck / total cards"),
+    Block("flipped", NUM_RANK_SLOTS, False, True, COPIES, 1,
+          "with draw_from_deck: the flipped card of the seat to act, per rank slot"),
+    Block("rules", len(RULE_FLAGS), False, False, FLAG, 1, "the variant flags: " + ", ".join(RULE_FLAGS)),
+    Block("passed", NUM_RANKS, True, True, MOVES_PER_HAND, 2,
+          "per seat, per rank A..K, since its hand was dealt: moves on which that rank could be taken "
+          "(table, or another seat's pile top) and the seat played another rank"),
+    Block("played", NUM_RANK_SLOTS, True, True, PLAYED_COPIES, 2,
+          "per seat, per rank slot, since its hand was dealt: cards it played"),
+)
+"""The observation's blocks in order: the one declaration of the layout. Seat blocks are rotated: seat 0 is
+the observer, 1 the player to its left, and so on."""
+BLOCK_OF = {block.name: block for block in BLOCKS}
+BLOCK_MEANINGS = {block.name: block.meaning for block in BLOCKS}
+"""What each block holds, for the documentation's generated tables."""
+
 
 def observation_blocks(max_players: int, version: int = OBSERVATION_VERSION) -> list[tuple[str, int]]:
     """(name, size) of each block in order, in the layout of observation ``version``."""
     if version not in OBSERVATION_VERSIONS:
         raise ValueError(f"observation version must be one of {OBSERVATION_VERSIONS}, got {version!r}")
-    m = max_players
-    talk = [("passed", m * NUM_RANKS), ("played", m * NUM_RANK_SLOTS)] if version >= 2 else []
-    return [
-        ("hand", NUM_RANK_SLOTS),
-        ("table", NUM_RANK_SLOTS),
-        ("seen", NUM_RANK_SLOTS),
-        ("pile_top", m * PILE_TOP_SLOTS),
-        ("pile_size", m),
-        ("hand_size", m),
-        ("present", m),
-        ("dealer", m),
-        ("to_act", m),
-        ("deck", 1),
-        ("flipped", NUM_RANK_SLOTS),
-        ("rules", len(RULE_FLAGS)),
-        *talk,
-    ]
-
-
-BLOCK_MEANINGS = {
-    "hand": "own cards per rank slot (A..K, joker)",
-    "table": "table cards per rank slot",
-    "seen": "public card memory: cards per rank seen face up (table and every pile)",
-    "pile_top": "per seat: one-hot top rank of its pile (a joker shows its name), then 'empty'",
-    "pile_size": "per seat: pile size / total cards",
-    "hand_size": "per seat: cards in hand",
-    "present": "per seat: 1 if at the table (0: padding)",
-    "dealer": "one-hot dealer seat",
-    "to_act": "one-hot seat to act (all zero once the game is over)",
-    "deck": "cards left in the deck / total cards",
-    "flipped": "with draw_from_deck: the flipped card of the seat to act, per rank slot",
-    "rules": "the variant flags: take_all, must_capture, leftovers_to_last_capturer, draw_from_deck, jokers",
-    "passed": "per seat, per rank A..K, since its hand was dealt: moves on which that rank could be taken "
-              "(table, or another seat's pile top) and the seat played another rank",
-    "played": "per seat, per rank slot, since its hand was dealt: cards it played",
-}
-"""What each block holds, for the documentation's generated tables. Seat blocks are rotated: seat 0 is the
-observer, 1 the player to its left, and so on."""
+    return [(block.name, block.width * (max_players if block.per_seat else 1))
+            for block in BLOCKS if block.version <= version]
 
 
 def observation_layout(max_players: int, version: int = OBSERVATION_VERSION) -> dict[str, slice]:
@@ -178,42 +175,29 @@ def _first_bad_value(obs, high, whole):
     return -1
 
 
-class ObservationStarts(NamedTuple):
-    """Where each block of the observation starts (`observation_layout`), as compiled code reads them."""
-
-    hand: int
-    table: int
-    seen: int
-    pile_top: int
-    pile_size: int
-    hand_size: int
-    present: int
-    dealer: int
-    to_act: int
-    deck: int
-    flipped: int
-    rules: int
-    passed: int
-    played: int
-    size: int
+# The fields are BLOCKS' names, which mypy cannot read from a list it does not see written out.
+START_FIELDS = [block.name for block in BLOCKS] + ["size"]
+ObservationStarts = collections.namedtuple("ObservationStarts", START_FIELDS)  # type: ignore[misc]
+"""Where each block of the current observation starts, and its size, as compiled code reads them (`BLOCKS`'
+names as fields)."""
+NUM_STARTS = len(ObservationStarts._fields)
 
 
 def observation_params(max_players: int) -> list[int]:
     """The block starts and size of the current layout, in `ObservationStarts` order (appended to a game's
     parameter vector after the rules core's, see `rouba_env.rules.core.GameArrays`)."""
     layout = observation_layout(max_players)
-    return [layout[name].start for name in ObservationStarts._fields[:-1]] + [layout["played"].stop]
+    return [block.start for block in layout.values()] + [max(block.stop for block in layout.values())]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def observation_starts(p) -> ObservationStarts:
-    c = CORE_PARAMS
-    return ObservationStarts(p[c], p[c + 1], p[c + 2], p[c + 3], p[c + 4], p[c + 5], p[c + 6], p[c + 7], p[c + 8],
-                             p[c + 9], p[c + 10], p[c + 11], p[c + 12], p[c + 13], p[c + 14])
+def observation_starts(p):
+    """The `ObservationStarts` a game's parameter vector holds after the rules core's."""
+    return ObservationStarts(*to_fixed_tuple(p[CORE_PARAMS:CORE_PARAMS + NUM_STARTS], NUM_STARTS))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def write_observation(r: Rules, o: ObservationStarts, g: Game, b, seat, out):
+def write_observation(r: Rules, o, g: Game, b, seat, out):
     """The observation of absolute ``seat`` in slot ``b`` of a game into ``out`` (float32[D]): the layout above."""
     n = r.num_players
     total = np.float32(r.total_cards)
@@ -287,12 +271,6 @@ def _hide(p, buffer, current, seat, out):
     write_hidden(rules_of(p), game_of(p, buffer, current), 0, seat, out)
 
 
-COUNT_BLOCKS = ("hand", "table", "seen", "flipped")
-"""Blocks of cards per rank slot: at most the copies of that rank the decks hold."""
-FRACTION_BLOCKS = ("pile_size", "deck")
-"""Blocks of fractions of the cards in play (0..1)."""
-
-
 class ObservationEncoder:
     """Encodes a `GameState` as a float32 vector for any seat."""
 
@@ -323,16 +301,16 @@ class ObservationEncoder:
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
         copies = np.array(rank_counts(self.config.unshuffled_deck()), dtype=np.float32)
+        moves_per_hand = max(1, self.config.hand_size)
+        per_entry = {FLAG: 1.0, FRACTION: 1.0, CARDS: self.config.total_cards, MOVES_PER_HAND: moves_per_hand,
+                     COPIES: copies, PLAYED_COPIES: np.minimum(copies, moves_per_hand)}
         high = np.ones(self.size, dtype=np.float32)
         whole = np.ones(self.size, dtype=bool)
-        for block in COUNT_BLOCKS:
-            high[self.layout[block]] = copies
-        high[self.layout["hand_size"]] = self.config.total_cards
-        moves_per_hand = max(1, self.config.hand_size)
-        high[self.layout["passed"]] = moves_per_hand
-        high[self.layout["played"]] = np.tile(np.minimum(copies, moves_per_hand), self.max_players)
-        for block in FRACTION_BLOCKS:
-            whole[self.layout[block]] = False
+        for name, where in self.layout.items():
+            block = BLOCK_OF[name]
+            one_group = np.broadcast_to(np.asarray(per_entry[block.bound], dtype=np.float32), (block.width,))
+            high[where] = np.tile(one_group, (where.stop - where.start) // block.width)
+            whole[where] = block.bound != FRACTION
         return high, whole
 
     def check_values(self, obs: np.ndarray) -> str | None:

@@ -60,12 +60,23 @@ def opponent_lineup(players, rules: RulesConfig) -> list:
     return players
 
 
-def seat_lineup(learner: int, lineup: Sequence, num_players: int) -> list:
-    """The seats of a table: None (open) at the learner's, the lineup's players after it in seat order."""
-    seats: list = [None] * num_players
+def seat_lineup(learner: int, lineup: Sequence, num_players: int, *, open_seat=None) -> list:
+    """The seats of a table: ``open_seat`` at the learner's, the lineup's players after it in seat order."""
+    seats: list = [open_seat] * num_players
     for offset, player in enumerate(lineup, start=1):
         seats[(learner + offset) % num_players] = player
     return seats
+
+
+def draw_episode(rng: np.random.Generator, *, seat_choice: "int | str", num_players: int,
+                 sampler: "OpponentSampler | None") -> tuple[int, Sequence | None]:
+    """The learner's seat, then (with a sampler) the episode's line-up, drawn from the episode's Generator.
+
+    The one episode set-up of both single-agent environments (this one and the batched vector env), so
+    the same Generator seats the same game in each; the deal is drawn after these.
+    """
+    learner = int(rng.integers(num_players)) if seat_choice == "random" else int(seat_choice)
+    return learner, (sampler(rng) if sampler is not None else None)
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -185,13 +196,10 @@ class SingleAgentEnv(gymnasium.Env):
         check_reset_options(options)
         super().reset(seed=as_seed(seed))
         rng = self.np_random
-        n = self.rules.num_players
-        self.learner = int(rng.integers(n)) if self.seat_choice == "random" else int(self.seat_choice)
-        if self._sampler is not None:
-            self.opponents = self._make_lineup(self._sampler(rng))
-        else:
-            self.opponents = self._fixed_opponents or []
-        self.table.seat(seat_lineup(self.learner, self.opponents, n))
+        self.learner, drawn = draw_episode(rng, seat_choice=self.seat_choice, num_players=self.rules.num_players,
+                                           sampler=self._sampler)
+        self.opponents = self._make_lineup(drawn) if drawn is not None else self._fixed_opponents or []
+        self.table.seat(seat_lineup(self.learner, self.opponents, self.rules.num_players))
         self.table.start(rng)
         self.table.play_seated(rng)
         if self.render_mode == "human":

@@ -50,7 +50,7 @@ from rouba_env.checks import check_choice, check_flag, check_int, check_reset_op
 from rouba_env.envs.aec import RENDER_FPS
 from rouba_env.envs.render import render_as
 from rouba_env.envs.single_agent import (
-    OpponentSampler, check_seat_choice, opponent_lineup,
+    OpponentSampler, check_seat_choice, draw_episode, opponent_lineup, seat_lineup,
 )
 from rouba_env.players.base import Policy
 from rouba_env.rules.config import RulesConfig, make_rules
@@ -181,23 +181,17 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
     def _new_games(self, slots: np.ndarray) -> None:
         """Draw each slot's learner seat, line-up and deal from its Generator (as `SingleAgentEnv.reset`) and deal."""
         n = self.rules.num_players
-        lineups = np.empty((len(slots), n - 1), dtype=np.int64)
+        seats = np.empty((len(slots), n), dtype=np.int64)
         deals = np.empty(len(slots), dtype=np.int64)
-        random_seat, sampler, generators = self.seat_choice == "random", self._sampler, self.generators
         for row, slot in enumerate(slots.tolist()):
-            rng = generators[slot]
-            if random_seat:
-                self.learner[slot] = rng.integers(n)
-            else:
-                self.learner[slot] = self.seat_choice
-            lineups[row] = self._lineup_ids(sampler(rng)) if sampler is not None else self._fixed_lineup or []
+            rng = self.generators[slot]
+            learner, drawn = draw_episode(rng, seat_choice=self.seat_choice, num_players=n, sampler=self._sampler)
+            lineup = self._lineup_ids(drawn) if drawn is not None else self._fixed_lineup or []
+            self.learner[slot] = learner
+            seats[row] = seat_lineup(learner, lineup, n, open_seat=OPEN_SEAT)
             deals[row] = rng.integers(0, DEAL_SEED_BOUND)
-        # Seat of the learner's k-th opponent: (learner + k) mod n, as `seat_lineup` seats a SingleAgentEnv.
-        seats = np.full((len(slots), n), OPEN_SEAT, dtype=np.int64)
-        offsets = (self.learner[slots, None] + np.arange(1, n)) % n
-        np.put_along_axis(seats, offsets, lineups, axis=1)
         self.table.seat(slots, seats)
-        if sampler is not None:  # hold only the players in play, however many episodes the sampler draws
+        if self._sampler is not None:  # hold only the players in play, however many episodes the sampler draws
             self.table.release_unseated(keep=list(self._spec_ids.values()))
         self.table.start(slots, deals)
 

@@ -11,15 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.encoding.actions import action_index
-from rouba_env.encoding.observation import OBSERVATION_VERSION, EMPTY_SLOT, PILE_TOP_SLOTS, observation_layout
+from rouba_env.encoding.observation import BLOCKS, OBSERVATION_VERSION, EMPTY_SLOT, PILE_TOP_SLOTS, observation_layout
 from rouba_env.rules.cards import NUM_RANKS
 from rouba_env.rules.core import NUM_KINDS, TARGET_PILE_OFFSET
 from rouba_env.rules.engine import NUM_RANK_SLOTS
 
 
-SEAT_BLOCKS = {"pile_top": PILE_TOP_SLOTS, "pile_size": 1, "hand_size": 1, "present": 1, "dealer": 1, "to_act": 1,
-               "passed": NUM_RANKS, "played": NUM_RANK_SLOTS}
-"""Blocks that hold one entry (of the given width) per seat, and so change with the padding."""
+SEAT_BLOCKS = {block.name: block.width for block in BLOCKS if block.per_seat}
+"""Blocks that hold one group of entries (of the given width) per seat, and so change with the padding."""
+RANK_SLOT_BLOCKS = tuple(block.name for block in BLOCKS if block.by_rank and not block.per_seat)
+"""Blocks of one entry per rank slot (each a feature of the rank network's tokens)."""
+TABLE_TALK_BLOCKS = tuple(block.name for block in BLOCKS if block.by_rank and block.per_seat and block.version >= 2)
+"""Per-seat, per-rank blocks of the table talk (each a feature per seat of the rank network's tokens)."""
 
 
 def repadding_index(from_players: int, to_players: int, to_version: int = OBSERVATION_VERSION) -> np.ndarray:
@@ -53,9 +56,9 @@ FEATURE_ONE = -2
 def rank_feature_names(max_players: int, version: int = OBSERVATION_VERSION) -> list[str]:
     """Names of the per-rank features of `rank_feature_index`, in order (observation ``version``'s)."""
     seats = range(max_players)
-    talk = [f"passed_{k}" for k in seats] + [f"played_{k}" for k in seats] if version >= 2 else []
-    return (["hand", "table", "seen", "flipped"] + [f"pile_top_{k}" for k in seats]
-            + [f"pile_size_if_top_{k}" for k in seats] + talk + ["is_joker_slot"])
+    talk = [f"{name}_{k}" for name in TABLE_TALK_BLOCKS for k in seats] if version >= 2 else []
+    return ([*RANK_SLOT_BLOCKS] + [f"pile_top_{k}" for k in seats] + [f"pile_size_if_top_{k}" for k in seats]
+            + talk + ["is_joker_slot"])
 
 
 def rank_feature_index(max_players: int, version: int = OBSERVATION_VERSION) -> tuple[np.ndarray, np.ndarray]:
@@ -70,28 +73,27 @@ def rank_feature_index(max_players: int, version: int = OBSERVATION_VERSION) -> 
     """
     layout = observation_layout(max_players, version)
     names = rank_feature_names(max_players, version)
+    column = {name: index for index, name in enumerate(names)}
     first = np.full((NUM_RANK_SLOTS, len(names)), FEATURE_ZERO, dtype=np.int64)
     second = np.full_like(first, FEATURE_ONE)
+    first[NUM_RANKS, column["is_joker_slot"]] = FEATURE_ONE
     for rank in range(NUM_RANK_SLOTS):
-        for column, block in enumerate(("hand", "table", "seen", "flipped")):
-            first[rank, column] = layout[block].start + rank
-        if rank < NUM_RANKS:
-            for seat in range(max_players):
+        for block in RANK_SLOT_BLOCKS:
+            first[rank, column[block]] = layout[block].start + rank
+        for seat in range(max_players):
+            if rank < NUM_RANKS:
                 top = layout["pile_top"].start + seat * PILE_TOP_SLOTS + rank
-                first[rank, 4 + seat] = top
-                first[rank, 4 + max_players + seat] = top
-                second[rank, 4 + max_players + seat] = layout["pile_size"].start + seat
-        else:
-            first[rank, -1] = FEATURE_ONE
-        if version >= 2:
-            for seat in range(max_players):
-                if rank < NUM_RANKS:
-                    first[rank, 4 + 2 * max_players + seat] = layout["passed"].start + seat * NUM_RANKS + rank
-                first[rank, 4 + 3 * max_players + seat] = layout["played"].start + seat * NUM_RANK_SLOTS + rank
+                first[rank, column[f"pile_top_{seat}"]] = top
+                first[rank, column[f"pile_size_if_top_{seat}"]] = top
+                second[rank, column[f"pile_size_if_top_{seat}"]] = layout["pile_size"].start + seat
+            for block in TABLE_TALK_BLOCKS if version >= 2 else ():
+                width = SEAT_BLOCKS[block]
+                if rank < width:
+                    first[rank, column[f"{block}_{seat}"]] = layout[block].start + seat * width + rank
     return first, second
 
 
-RANK_FREE_BLOCKS = ("pile_size", "hand_size", "present", "dealer", "to_act", "deck", "rules")
+RANK_FREE_BLOCKS = tuple(block.name for block in BLOCKS if not block.by_rank)
 """Blocks that say nothing about particular ranks (the rank network's context reads these)."""
 
 
