@@ -76,6 +76,9 @@ class SingleGame:
         self._obs, self._mask, self._current = self.game.obs[0], self.game.mask[0], self.game.current
         self._offender = self.table.offender
         self._play_move = self.game.slot_player(0)
+        self._num_actions = self.game.num_actions
+        """The fast path takes an int in 0..num_actions-1 (the compiled kernel takes no wider integer); any other
+        value goes to the table's illegal-action path."""
         self._deal_game = self.game.slot_dealer(0)
 
     def __getstate__(self) -> dict:
@@ -246,7 +249,8 @@ class SingleGame:
         """
         if not self._started:
             raise not_started("step()")
-        if type(action) is int and self._offender[0] < 0 and self._before_move is None and self._after_move is None:
+        if (type(action) is int and 0 <= action < self._num_actions and self._offender[0] < 0
+                and self._before_move is None and self._after_move is None):
             if self._play_move(action) != NOT_PLAYED:  # the rules core checked it against the mask and played it
                 return True
         self.table.play(ONE_GAME, _one_action(action), who, stacklevel=3)
@@ -257,7 +261,8 @@ class SingleGame:
         an illegal action (``offender`` then names the seat). An environment's step, in one call."""
         if not self._started:
             raise not_started("step()")
-        if type(action) is int and self._offender[0] < 0 and self._before_move is None and self._after_move is None:
+        if (type(action) is int and 0 <= action < self._num_actions and self._offender[0] < 0
+                and self._before_move is None and self._after_move is None):
             seat = self._play_move(action)  # the rules core checks it against the mask and plays it
             if seat != NOT_PLAYED:
                 return seat

@@ -17,7 +17,7 @@ import time
 
 import rouba_env
 from rouba_training.config import TrainConfig
-from rouba_training.train import train
+from rouba_training.trainer import train
 
 
 def main(argv=None) -> int:

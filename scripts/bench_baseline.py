@@ -10,6 +10,14 @@ Each round runs one probe process per tree, pinned to the same core, the order
 swapped every round; rates are steps per second of the probe's own CPU time, so
 other work on a shared machine counts against neither side.
 
+``--sections aec_vs_openspiel aec_wrapped vector evaluation`` runs those sections of ``rouba-benchmark``
+instead, one whole benchmark process per tree and round (each pinned to the same core, the order swapped
+every round), and reports each row's median throughput per tree, their ratio and the rounds' spread (the
+noise): the speed check of a refactor of the benchmarked code.
+
+    python scripts/bench_baseline.py --ref 7f32cbc --sections aec_vs_openspiel aec_wrapped vector evaluation \
+        --repeats 3 --json scripts/results/issue50_speed.json
+
 ``--whole-process`` also times what a user runs, as whole processes with nothing set: ``rouba-evaluate
 --players checkpoint:2p heuristic --games 2000`` for each tree, unpinned, while another process keeps
 one core busy (alternating, as above); and this tree's 4,000 games with ``--workers 1`` against
@@ -28,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rouba_env.cli.benchmark import pin_to_one_core, print_table
+from rouba_env.cli.benchmark import SECTIONS, pin_to_one_core, print_table
 from rouba_env.files import write_atomically
 
 # The probe repeats the benchmark's AEC loop on purpose: it runs against older source trees too, so it
@@ -94,6 +102,12 @@ def compare(args) -> list[dict]:
     (this tree / baseline) are reported.
     """
 
+    return compare_trees(args, compare_probes)
+
+
+def compare_trees(args, measure) -> list[dict]:
+    """``measure(args, trees)`` with ``trees`` = {"baseline": the ``--ref`` source (taken with ``git
+    archive``), "current": this tree}; [] (and a note) where git cannot give the old source."""
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as folder:
         archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", args.baseline_ref],
@@ -103,22 +117,26 @@ def compare(args) -> list[dict]:
                   f"({archive.stderr.decode().strip()[:200]})", file=sys.stderr)
             return []
         subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
-        trees = {"baseline": folder, "current": str(root)}
-        scratch = tempfile.mkdtemp(dir=folder)  # whole processes run here: their default files land in it
-        runs: dict[str, list[dict]] = {name: [] for name in trees}
-        steps, batch = args.env_steps, args.baseline_batch
-        for round_index in range(args.repeats):
-            order = list(trees.items()) if round_index % 2 == 0 else list(trees.items())[::-1]
-            for name, tree in order:  # alternate who goes first, so that drifts of the machine cancel
-                environment = dict(os.environ, PYTHONPATH=tree)
-                probe = subprocess.run([sys.executable, "-c", BASELINE_PROBE, str(steps), str(batch), str(args.seed),
-                                        str(args.steps)], capture_output=True, text=True, env=environment,
-                                       cwd=tree, check=True, preexec_fn=lambda: pin_to_one_core(None))
-                result = json.loads(probe.stdout.strip().splitlines()[-1])
-                if not result["source"].startswith(tree):
-                    raise RuntimeError(f"the {name} probe imported rouba_env from {result['source']}, not {tree}")
-                runs[name].append(result)
-        extra = whole_processes(args, trees, scratch) if args.whole_process else []
+        return measure(args, {"baseline": folder, "current": str(root)})
+
+
+def compare_probes(args, trees: dict[str, str]) -> list[dict]:
+    """The probe's rows (and with ``--whole-process`` the whole processes'), current against baseline."""
+    scratch = tempfile.mkdtemp(dir=trees["baseline"])  # whole processes run here: their default files land in it
+    runs: dict[str, list[dict]] = {name: [] for name in trees}
+    steps, batch = args.env_steps, args.baseline_batch
+    for round_index in range(args.repeats):
+        order = list(trees.items()) if round_index % 2 == 0 else list(trees.items())[::-1]
+        for name, tree in order:  # alternate who goes first, so that drifts of the machine cancel
+            environment = dict(os.environ, PYTHONPATH=tree)
+            probe = subprocess.run([sys.executable, "-c", BASELINE_PROBE, str(steps), str(batch), str(args.seed),
+                                    str(args.steps)], capture_output=True, text=True, env=environment,
+                                   cwd=tree, check=True, preexec_fn=lambda: pin_to_one_core(None))
+            result = json.loads(probe.stdout.strip().splitlines()[-1])
+            if not result["source"].startswith(tree):
+                raise RuntimeError(f"the {name} probe imported rouba_env from {result['source']}, not {tree}")
+            runs[name].append(result)
+    extra = whole_processes(args, trees, scratch) if args.whole_process else []
     rows = []
     for measure, label in (("aec_wrapped", "rouba_env.env()"), ("vector", f"VectorGame B={batch}"),
                            ("gym_random", "SingleAgentEnv vs random")):
@@ -128,6 +146,49 @@ def compare(args) -> list[dict]:
                      "runs": [{"baseline": b[measure], "current": c[measure], "steps": steps}
                               for b, c in zip(runs["baseline"], runs["current"])]})
     return rows + extra
+
+
+SECTION_RUNNER = "import sys; from rouba_env.cli.benchmark import main; sys.exit(main(sys.argv[1:]))"
+THROUGHPUTS = ("steps_per_s", "games_per_s")
+"""A benchmark row's throughput: the first of these it gives."""
+
+
+def throughput(row: dict) -> float | None:
+    """A benchmark row's steps/s, else its games/s (None for a row with neither)."""
+    return next((row[key] for key in THROUGHPUTS if row.get(key)), None)
+
+
+def compare_sections(args, trees: dict[str, str]) -> list[dict]:
+    """Each row of the chosen ``rouba-benchmark`` sections, per tree: the median throughput over the rounds,
+    the ratio current / baseline and each tree's spread (max / min - 1 over the rounds: the noise)."""
+    runs: dict[str, list[dict]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory() as scratch:
+        for round_index in range(args.repeats):
+            order = list(trees.items()) if round_index % 2 == 0 else list(trees.items())[::-1]
+            for name, tree in order:
+                output = Path(scratch) / f"{name}-{round_index}.json"
+                quick = ["--quick"] if args.quick else []
+                subprocess.run([sys.executable, "-c", SECTION_RUNNER, "--only", *args.sections, "--cpu",
+                                str(args.cpu), *quick, "--json", str(output)], env=dict(os.environ, PYTHONPATH=tree),
+                               cwd=scratch, check=True, stdout=subprocess.DEVNULL)
+                runs[name].append(json.loads(output.read_text())["sections"])
+    rows = []
+    for section in args.sections:
+        for index, row in enumerate(runs["current"][0][section]["rows"]):
+            variant = row["variant"]
+            per_tree = {}
+            for name in trees:
+                found = [next((r for r in sections[section]["rows"] if r["variant"] == variant), None)
+                         for sections in runs[name]]
+                per_tree[name] = [value for r in found if r and (value := throughput(r)) is not None]
+            if not per_tree["current"] or not per_tree["baseline"]:
+                continue  # a row the baseline does not have, or one without a throughput
+            current, baseline = (statistics.median(per_tree[name]) for name in ("current", "baseline"))
+            rows.append({"variant": f"{section}: {variant}", "steps_per_s": current, "baseline_steps_per_s": baseline,
+                         "ratio": current / baseline,
+                         "noise": {name: max(values) / min(values) - 1 for name, values in per_tree.items()},
+                         "runs": per_tree})
+    return rows
 
 
 BUSY_LOOP = "while True: pass"
@@ -183,13 +244,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-batch", type=int, default=4096, help="VectorGame batch size")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and random actions")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    parser.add_argument("--sections", nargs="+", default=None, metavar="SECTION",
+                        help="compare these rouba-benchmark sections instead (module docstring)")
+    parser.add_argument("--cpu", type=int, default=0, help="the core the --sections runs are pinned to")
+    parser.add_argument("--quick", action="store_true", help="--sections: rouba-benchmark's smoke run")
     parser.add_argument("--whole-process", action="store_true",
                         help="also time whole rouba-evaluate processes (module docstring)")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
+    unknown = [name for name in args.sections or () if name not in SECTIONS]
+    if unknown:
+        parser.error(f"--sections {' '.join(unknown)}: not a section of rouba-benchmark ({', '.join(SECTIONS)})")
+    if args.cpu not in os.sched_getaffinity(0):
+        parser.error(f"--cpu {args.cpu} is not a core this process may run on ({sorted(os.sched_getaffinity(0))})")
     args.baseline_ref = args.ref
-    rows = compare(args)
+    if args.sections:
+        rows = compare_trees(args, compare_sections)
+    else:
+        rows = compare(args)
     if not rows:
         return 2
     print_table({"baseline": rows})

@@ -49,7 +49,7 @@ def steady_steps_per_second(run_dir: Path, warmup: int) -> tuple[float, int]:
 
 def run(name: str, settings: dict, args: argparse.Namespace, work: Path) -> dict:
     from rouba_training.config import TrainConfig
-    from rouba_training.train import train
+    from rouba_training.trainer import train
 
     run_dir = work / name.replace(" ", "_").replace(",", "")
     total = int((args.updates + 0.5) * args.num_envs * args.rollout_steps * STEPS_PER_ENGINE_STEP)

@@ -20,11 +20,10 @@ from pathlib import Path
 
 from rouba_env.files import write_atomically
 from rouba_env.rules.config import preset
-from rouba_env.solve.exploitability import CFRPlus, MagneticMirrorDescent, nash_conv
+from rouba_env.solve.exploitability import MAX_ITERATIONS, CFRPlus, MagneticMirrorDescent, nash_conv
 from rouba_env.solve.game_tree import GameTree
 
 SOLVABLE = ("mini", "small", "medium")
-MAX_ITERATIONS = 100_000
 MMD_TEMPERATURE, MMD_STEP_SIZE, MMD_MAGNET_RATE = 0.05, 1.0, 0.1
 """MMD's settings: the best of those tried on ``small`` (``docs/solving.md``: NashConv 0.0012 at 2,000 steps)."""
 

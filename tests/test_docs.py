@@ -38,7 +38,7 @@ def test_the_site_builds_strictly_with_generated_tables_and_the_example_files(tm
                  "rouba_env.envs.vector_env.RoubaVectorEnv", "rouba_env.batched.game.VectorGame",
                  "rouba_env.single_game.SingleGame", "rouba_env.table.Table", "rouba_env.rules.config.RulesConfig",
                  "rouba_env.players.registry.make_policy", "rouba_env.evaluation.duplicate.evaluate",
-                 "rouba_training.config.TrainConfig", "rouba_training.train.train"):
+                 "rouba_training.config.TrainConfig", "rouba_training.trainer.train"):
         assert f'<h3 id="{name}"' in api, f"the API reference names {name} under its own heading"
     assert "opponent_model" not in api and "rollout_actions" not in api, "internals are hidden"
 
@@ -119,6 +119,17 @@ def test_the_api_page_documents_every_export():
     assert missing == [], f"exported but absent from docs/api.md: {missing}"
     for name in UNDOCUMENTED_BY_DIRECTIVE:
         assert f"`rouba_env.{name}`" in API_PAGE.read_text()
+
+
+@pytest.mark.parametrize("package", ["rouba_env.solve", "rouba_training"])
+def test_the_api_page_documents_every_export_of_the_solver_and_the_trainer(package):
+    import importlib
+
+    pytest.importorskip("torch")
+    module = importlib.import_module(package)
+    entries = api_page_entries()
+    missing = [name for name in module.__all__ if not is_documented(name, getattr(module, name), entries)]
+    assert missing == [], f"{package} exports, but docs/api.md lacks: {missing}"
 
 
 def test_the_api_page_documents_what_the_pages_and_examples_import():

@@ -135,8 +135,10 @@ def test_evaluate_checks_its_output_paths_before_playing(flag, target, reason, t
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--games", "-4"], "--games must be at least 1, got -4"),
-    (["--workers", "0"], "--workers must be at least 1, got 0"),
+    (["--games", "-4"], "--games must be in 1..1,000,000, got -4"),
+    (["--games", str(10**12)], "--games must be in 1..1,000,000, got 1000000000000"),
+    (["--workers", "0"], "--workers must be in 1..256, got 0"),
+    (["--workers", str(10**12)], "--workers must be in 1..256, got 1000000000000"),
     (["--seed", "-1"], "--seed must be in 0..9223372036854775807, got -1"),
     (["--seed", str(2**64 + 5)], f"--seed must be in 0..9223372036854775807, got {2**64 + 5}"),
 ])

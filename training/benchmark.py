@@ -42,7 +42,7 @@ def bench_trainer(args) -> list[dict]:
         return []
 
     from rouba_training.config import TrainConfig
-    from rouba_training.train import train
+    from rouba_training.trainer import train
 
     steps = 30_000 if args.quick else args.trainer_steps
     variants = {f"rank, threads {name}": {"torch_threads": threads} for name, threads in thread_choices().items()}

@@ -237,23 +237,28 @@ def format_value(value) -> str:
 def main(argv: list[str] | None = None) -> int:
     if {"-h", "--help"} & set(sys.argv[1:] if argv is None else argv):
         parse_request(argv)  # prints the settings and exits
-    try:
-        from rouba_training.run_folder import RunFolderError, is_complete, read_resume_file
-        from rouba_training.train import EXIT_INTERRUPTED, train
-    except ImportError as error:
-        from rouba_env.extras import install_hint
-
-        return fail(f"training needs the train extra ({error.name} is missing): {install_hint('train')}; "
-                    f"for torch's CPU-only build, which is far smaller, first: {TORCH_CPU_INSTALL}")
     from pathlib import Path
     import signal
 
     from rouba_env.files import FileWriteError
     from rouba_env.players.checkpoint import CheckpointError
+    from rouba_training.run_folder import RunFolderError, is_complete, read_resume_file
 
     command = " ".join(["rouba-train", *(sys.argv[1:] if argv is None else argv)])
-    try:
+    try:  # every flag and value checked before torch is imported (which takes seconds on a busy machine)
         request = parse_request(argv)
+        if not request.resume:  # a resumed run's settings are read from its checkpoint, with torch
+            build_config(request)
+    except (ValueError, FileNotFoundError, CheckpointError) as error:
+        return fail(str(error))
+    try:
+        from rouba_training.trainer import EXIT_INTERRUPTED, train
+    except ImportError as error:
+        from rouba_env.extras import install_hint
+
+        return fail(f"training needs the train extra ({error.name} is missing): {install_hint('train')}; "
+                    f"for torch's CPU-only build, which is far smaller, first: {TORCH_CPU_INSTALL}")
+    try:
         saved = read_resume_file(Path(request.run_dir)) if request.resume and \
             (Path(request.run_dir) / "checkpoint.pt").is_file() else None
         config, changes = build_config(request, saved["config"] if saved else None)

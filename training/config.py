@@ -320,6 +320,9 @@ class EvaluationSettings:
         if self.eval_interval and not self.eval_games:
             raise ValueError(f"eval_interval={self.eval_interval} evaluates every so many updates, so eval_games "
                              f"must be at least 1 (or eval_interval 0)")
+        if not self.eval_opponents and (self.eval_interval or self.final_eval_games):
+            raise ValueError("eval_opponents is empty, but evaluations are asked for: name at least one opponent, "
+                             "or evaluate nothing with --eval-interval 0 --final-eval-games 0")
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Rollout collection on Ray actors, for training past one machine (``--ray local`` or ``--ray ADDRESS``).
 
-The learner stays in the driver (`rouba_training.train.train`, with its PPO update,
+The learner stays in the driver (`rouba_training.trainer.train`, with its PPO update,
 checkpoints and evaluations unchanged); only the collection of a batch moves:
 
 * `RayCollector` is the driver's `Collector`; ``rollout_workers`` actors each own a slice of every table size's game

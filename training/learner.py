@@ -1,7 +1,7 @@
 """What a run trains and where it stands: the learner (its network and everything that learns beside it) and
 the run's progress, each one object whose ``state_dict`` is its part of the checkpoint.
 
-`build_learner` makes the learner for the single-process trainer (`rouba_training.train`) and the Ray
+`build_learner` makes the learner for the single-process trainer (`rouba_training.trainer`) and the Ray
 rollout actors (`rouba_training.distributed`) alike, so both play the same network against the same pool.
 """
 
@@ -103,6 +103,10 @@ class RunProgress:
     latest_eval: list[dict] = field(default_factory=list)
     start_eval: list[dict] = field(default_factory=list)
     """An approximate best response's evaluation before its first update (empty for other runs)."""
+    evaluation_seconds: float = 0.0
+    """Seconds of periodic evaluations over every session of the run."""
+    total_steps_asked: list[int] = field(default_factory=list)
+    """The total_steps of each session that asked for a new one (the first, then each resume that changed it)."""
 
     def record(self, batch, seconds: float) -> None:
         """Count one update's batch, collected and trained on in ``seconds``."""
@@ -115,9 +119,11 @@ class RunProgress:
     def state_dict(self) -> dict:
         return {"learner_steps": self.learner_steps, "engine_steps": self.engine_steps, "games": self.games,
                 "update": self.update, "seconds": float(self.seconds), "latest_eval": self.latest_eval,
-                "start_eval": self.start_eval}
+                "start_eval": self.start_eval, "evaluation_seconds": float(self.evaluation_seconds),
+                "total_steps_asked": list(self.total_steps_asked)}
 
     @classmethod
     def from_saved(cls, saved: dict) -> "RunProgress":
         return cls(saved["learner_steps"], saved["engine_steps"], saved["games"], saved["update"],
-                   saved["seconds"], list(saved.get("latest_eval", [])), list(saved.get("start_eval", [])))
+                   saved["seconds"], list(saved.get("latest_eval", [])), list(saved.get("start_eval", [])),
+                   float(saved.get("evaluation_seconds", 0.0)), list(saved.get("total_steps_asked", [])))

@@ -45,12 +45,12 @@ CHECKPOINT_KEYS = {"config": dict, "network": dict, "optimizer": dict, "pool": d
                    "engine_steps": int, "games": int, "update": int, "seconds": float, "numpy_rng": dict}
 """Fields a resume file must hold, with their types."""
 COUNT_KEYS = ("learner_steps", "engine_steps", "games", "update")
+"""Fields that count something, so are never negative."""
 OPTIONAL_KEYS = ("torch_rng", "generator", "observation_version", "latest_eval", "weight_average", "snapshot_magnet",
-                 "start_eval")
+                 "start_eval", "evaluation_seconds", "total_steps_asked")
 """Fields a resume file may hold besides `CHECKPOINT_KEYS`; anything else is refused unread."""
 MAX_CSV_BYTES = 256 * 1024 * 1024
 """A run's metrics.csv or eval.csv larger than this is not one of ours (a run writes a few hundred bytes an update)."""
-"""Fields that count something, so are never negative."""
 
 
 class RunFolderError(RuntimeError):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -27,12 +26,12 @@ from rouba_env.rules.seeding import DEAL_SEED_BOUND
 from rouba_env.cli.common import HelpWithDefaults, Progress, announce_run_folders, fail, run_main
 
 DEFAULT_GAMES = 200
-DEFAULT_OUTPUT_DIR = Path("runs") / "eval"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from rouba_env.players.checkpoint import shipped_names
     from rouba_env.players.registry import known_players
+    from rouba_env.evaluation.duplicate import MAX_GAMES, MAX_WORKERS
     from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
 
     parser = argparse.ArgumentParser(prog="rouba-evaluate", description=__doc__.split("\n\n")[0],
@@ -54,7 +53,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and players' randomness")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--json", type=Path, default=None,
-                        help=f"output JSON path (default {DEFAULT_OUTPUT_DIR}/<players>_<N>p_<rules>_seed<S>.json)")
+                        help="also write the results to this JSON file (nothing is written unless asked)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                         help="show a progress bar")
     parser.add_argument("--save-games", type=Path, default=None, metavar="DIR",
@@ -64,19 +63,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--ray-address", default=None, metavar="ADDR",
                         help="Ray cluster to join (auto, HOST:PORT); implies --ray")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error(f"--games must be at least 1, got {args.games}")
-    if args.workers < 1:
-        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.games <= MAX_GAMES:
+        parser.error(f"--games must be in 1..{MAX_GAMES:,}, got {args.games}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        parser.error(f"--workers must be in 1..{MAX_WORKERS}, got {args.workers}")
     if not 0 <= args.seed < DEAL_SEED_BOUND:
         parser.error(f"--seed must be in 0..{DEAL_SEED_BOUND - 1}, got {args.seed}")
     return args
-
-
-def default_json_path(players: list[str], num_players: int, rules: str, seed: int) -> Path:
-    """``runs/eval/<players>_<N>p_<rules>_seed<S>.json`` with the specs made file-name safe."""
-    label = "_vs_".join(re.sub(r"[^A-Za-z0-9.=-]+", "-", spec) for spec in players)[:120]
-    return DEFAULT_OUTPUT_DIR / f"{label}_{num_players}p_{rules}_seed{seed}.json"
 
 
 def write_json_atomically(path: Path, data: dict) -> None:
@@ -89,7 +82,8 @@ def write_json_atomically(path: Path, data: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, make_rules
-    from rouba_env.evaluation.duplicate import build_lineups, evaluate
+    from rouba_env.evaluation.duplicate import evaluate
+    from rouba_env.evaluation.lineups import build_lineups
     from rouba_env.players.registry import make_policy
 
     num_players = args.num_players or min(max(MIN_PLAYERS, len(args.players)), MAX_PLAYERS)
@@ -100,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         for spec in dict.fromkeys(player_specs):
             make_policy(spec, config)  # a bad spec is refused before any game
         announce_run_folders(player_specs)
-        check_writable(args.json or default_json_path(args.players, num_players, args.rules, args.seed))
+        if args.json is not None:
+            check_writable(args.json)
         if args.save_games is not None:
             check_writable(args.save_games, folder=True)
     except (ValueError, OSError) as error:
@@ -127,14 +122,14 @@ def main(argv: list[str] | None = None) -> int:
             except (ValueError, OSError) as error:  # e.g. a player that returned an illegal action
                 return fail(str(error))
     print(result.format_table())
-    path = args.json or default_json_path(args.players, num_players, args.rules, args.seed)
-    data = result.to_dict()
-    data["command"] = " ".join(["rouba-evaluate", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        write_json_atomically(path, data)
-    except OSError as error:
-        return fail(str(error))
-    print(f"wrote {path}")
+    if args.json is not None:
+        data = result.to_dict()
+        data["command"] = " ".join(["rouba-evaluate", *(sys.argv[1:] if argv is None else argv)])
+        try:
+            write_json_atomically(args.json, data)
+        except OSError as error:
+            return fail(str(error))
+        print(f"wrote {args.json}")
     if args.save_games is not None:
         from rouba_env.evaluation.records import save_game_records
 

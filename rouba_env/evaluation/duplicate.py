@@ -36,19 +36,18 @@ import multiprocessing
 from typing import Callable, Iterable, Sequence
 
 from rouba_env.checks import check_int
-from rouba_env.evaluation.lineups import (  # noqa: F401  (re-exported: the evaluator's public names)
-    FILL_MODES, MAX_GAMES_PER_DEAL, build_lineups, deal_seed, game_rng, seating,
-)
-from rouba_env.evaluation.play import (  # noqa: F401
-    BATCH_GAMES, CHUNKS_PER_WORKER, GameRecord, Chunk, chunks_of, play_chunk,
-)
-from rouba_env.evaluation.results import EvaluationResult, summarize  # noqa: F401
+from rouba_env.evaluation.lineups import build_lineups
+from rouba_env.evaluation.play import GameRecord, Chunk, chunks_of, play_chunk
+from rouba_env.evaluation.results import EvaluationResult, summarize
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, make_rules
 from rouba_env.rules.seeding import DEAL_SEED_BOUND
 
-
+MAX_GAMES = 1_000_000
+"""The most games one evaluation plays: every game's record is kept in memory until the end."""
+MAX_WORKERS = 256
+"""The most worker processes one evaluation starts."""
 
 
 def stand_in_names(players: Sequence["str | Policy"]) -> tuple[list[str], dict[str, Policy]]:
@@ -113,8 +112,8 @@ def evaluate(
     if num_players is None and not rules_fix_seats:
         num_players = min(max(MIN_PLAYERS, len(players)), MAX_PLAYERS)
     config = make_rules(rules) if num_players is None else make_rules(rules, num_players=num_players)
-    for name, value, minimum in (("games", games, 1), ("workers", workers, 1)):
-        check_int(name, value, minimum)
+    for name, value, maximum in (("games", games, MAX_GAMES), ("workers", workers, MAX_WORKERS)):
+        check_int(name, value, 1, maximum)
     check_int("seed", seed, 0, DEAL_SEED_BOUND - 1)  # one bound for every seed a user gives
     players, objects = stand_in_names(players)
     if objects and (workers != 1 or chunk_runner is not None):

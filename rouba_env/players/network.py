@@ -183,15 +183,18 @@ def _slot_mean(tokens, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _rank_forward(obs, first, second, context_index, weights, logits, values, final_tokens):
-    """The rank network on float32[B, D] observations, one row at a time: logits[B, A], values[B] (where
-    ``values`` has B entries) and, where
-    ``final_tokens`` has B rows, each row's final tokens float32[S, W] (for the hand head).
+def _rank_forward(obs, index, weights, out):
+    """The rank network on float32[B, D] observations, one row at a time, into ``out = (logits, values,
+    final_tokens)``: logits[B, A], values[B] (where ``values`` has B entries) and, where ``final_tokens`` has
+    B rows, each row's final tokens float32[S, W] (for the hand head).
 
-    ``first``/``second``: int64[S, F] indices into the observation extended by a 0 and a 1 (`extended_index`);
-    a token's features are the products of the two. Every product runs `dense`'s kernels on the row's own
+    ``index = (first, second, context_index)``: ``first``/``second`` are int64[S, F] indices into the
+    observation extended by a 0 and a 1 (`extended_index`), a token's features the products of the two;
+    ``context_index`` the context's entries. Every product runs `dense`'s kernels on the row's own
     slots, so a row's numbers never depend on the rows beside it.
     """
+    first, second, context_index = index
+    logits, values, final_tokens = out
     batch, size = obs.shape
     slots, feature_count = first.shape
     width = weights.mix.shape[0]
@@ -288,7 +291,7 @@ class RankNetwork:
         values = np.empty(batch if with_value else 0, np.float32)
         slots, width = self.first.shape[0], self.weights.mix.shape[0]
         tokens = np.empty((batch, slots, width) if with_tokens else (0, slots, width), np.float32)
-        _rank_forward(obs, self.first, self.second, self.context_index, self.weights, logits, values, tokens)
+        _rank_forward(obs, (self.first, self.second, self.context_index), self.weights, (logits, values, tokens))
         return logits, values, tokens
 
     def forward(self, obs: np.ndarray, with_value: bool = True) -> tuple[np.ndarray, np.ndarray | None]:

@@ -106,47 +106,72 @@ def slot_shapes(num_players: int, total_cards: int, hand_cards: int, tracked: in
     }
 
 
-def slot_layout(config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool, track_cards: bool,
-                extra_params: Sequence[int] = ()) -> tuple[Rules, dict[str, tuple[int, ...]], np.ndarray, int]:
-    """(rules, each field's shape per slot, the parameter vector, the buffer's length) of ``batch`` slots."""
-    n, C = config.num_players, config.total_cards
-    hand_cards = max(config.hand_size, 1) if track_cards else 0
-    tracked = C if track_cards else 0
-    rules = Rules(
-        num_players=n, move_stride=move_stride, hand_size=config.hand_size, table_cards=config.table_cards,
-        take_all=config.take_all, must_capture=config.must_capture,
-        leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
-        jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
-        reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
-    shapes = slot_shapes(n, C, hand_cards, tracked)
-    offsets, start = [], 0
-    for name in STATE_FIELDS:
-        offsets.append(start)
-        start += batch * math.prod(shapes[name])
-    params = np.array([int(value) for value in rules] + [batch, n, C, hand_cards, tracked] + offsets
-                      + list(extra_params), dtype=np.int64)
-    return rules, shapes, params, start
+class SlotLayout:
+    """Where each `STATE_FIELDS` array of ``batch`` slots of one rules config lies in an int16 buffer, and the
+    parameter vector that tells compiled code the rules and those places.
 
+    What every owner of such a buffer shares: `GameArrays` holds one buffer of a layout, and every
+    `rouba_env.rules.engine.Position` of a game shares one layout (of one slot, its cards named).
+    ``extra_params`` are appended to the parameters for the encodings.
+    """
 
-def blank_buffer(params: np.ndarray, size: int, batch: int) -> np.ndarray:
-    """A buffer of ``batch`` slots before any deal: everything zero but the markers of nothing (no pile top,
-    no capturer, no last move)."""
-    buffer = np.zeros(size, dtype=np.int16)
-    for name, stride in (("top", int(params[P_SEATS])), ("last_capturer", 1), ("last_move", len(LAST_MOVE_FIELDS))):
-        start = int(params[P_OFFSETS + STATE_FIELDS.index(name)])
-        if name == "last_move":
-            buffer[start:start + batch * stride:stride] = NO_SEAT
-        else:
-            buffer[start:start + batch * stride] = EMPTY_PILE if name == "top" else NO_SEAT
-    return buffer
+    def __init__(self, config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool,
+                 track_cards: bool, extra_params: Sequence[int] = ()):
+        n, C = config.num_players, config.total_cards
+        hand_cards = max(config.hand_size, 1) if track_cards else 0
+        tracked = C if track_cards else 0
+        self.config, self.batch = config, batch
+        self.rules = Rules(
+            num_players=n, move_stride=move_stride, hand_size=config.hand_size, table_cards=config.table_cards,
+            take_all=config.take_all, must_capture=config.must_capture,
+            leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
+            jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
+            reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
+        self.shapes = slot_shapes(n, C, hand_cards, tracked)
+        """Each field's shape in one slot."""
+        offsets, start = [], 0
+        for name in STATE_FIELDS:
+            offsets.append(start)
+            start += batch * math.prod(self.shapes[name])
+        self.params = np.array([int(value) for value in self.rules] + [batch, n, C, hand_cards, tracked] + offsets
+                               + list(extra_params), dtype=np.int64)
+        self.size = start
+        """The buffer's length."""
+
+    def start(self, name: str) -> int:
+        """Where field ``name`` starts in the buffer."""
+        return int(self.params[P_OFFSETS + STATE_FIELDS.index(name)])
+
+    def blank(self) -> np.ndarray:
+        """A buffer before any deal: everything zero but the markers of nothing (no pile top, no capturer, no
+        last move)."""
+        buffer = np.zeros(self.size, dtype=np.int16)
+        batch = self.batch
+        for name, stride in (("top", int(self.params[P_SEATS])), ("last_capturer", 1),
+                             ("last_move", len(LAST_MOVE_FIELDS))):
+            start = self.start(name)
+            if name == "last_move":
+                buffer[start:start + batch * stride:stride] = NO_SEAT
+            else:
+                buffer[start:start + batch * stride] = EMPTY_PILE if name == "top" else NO_SEAT
+        return buffer
+
+    def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
+        """Every `STATE_FIELDS` array of a buffer of this layout, by name, as ``[batch, ...]`` views."""
+        views = {}
+        for name in STATE_FIELDS:
+            shape = (self.batch, *self.shapes[name])
+            offset = self.start(name)
+            views[name] = buffer[offset:offset + math.prod(shape)].reshape(shape)
+        return views
 
 
 class GameArrays:
     """The arrays of ``batch`` slots of one rules config, as Python and compiled code share them.
 
-    ``buffer`` (int16) holds every `STATE_FIELDS` array, each a named numpy view here
-    (``arrays.hands[b, seat, rank]``); ``current`` is int64; ``params`` tells compiled code the
-    rules and where each field lies. ``extra_params`` are appended for the encodings.
+    ``buffer`` (int16, laid out by ``layout``) holds every `STATE_FIELDS` array, each a named numpy view
+    here (``arrays.hands[b, seat, rank]``); ``current`` is int64; ``params`` tells compiled code the
+    rules and where each field lies.
     """
 
     hands: np.ndarray
@@ -170,26 +195,21 @@ class GameArrays:
 
     def __init__(self, config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool,
                  track_cards: bool, extra_params: Sequence[int] = ()):
-        self.rules, self.shapes, self.params, size = slot_layout(config, batch, move_stride=move_stride, reward=reward,
-                                                                 auto_reset=auto_reset,
-                                                                 track_cards=track_cards, extra_params=extra_params)
+        self.layout = SlotLayout(config, batch, move_stride=move_stride, reward=reward, auto_reset=auto_reset,
+                                 track_cards=track_cards, extra_params=extra_params)
+        self.rules, self.shapes, self.params = self.layout.rules, self.layout.shapes, self.layout.params
         self.batch = batch
-        self.buffer = blank_buffer(self.params, size, batch)
+        self.buffer = self.layout.blank()
         self.current = np.full(batch, NO_SEAT, dtype=np.int64)
         self._bind_views()
 
     def _bind_views(self) -> None:
-        for name, view in self.views(self.buffer).items():
+        for name, view in self.layout.views(self.buffer).items():
             setattr(self, name, view)
 
     def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
         """Every `STATE_FIELDS` array of another buffer of this layout (a copy of ``self.buffer``), by name."""
-        views = {}
-        for index, name in enumerate(STATE_FIELDS):
-            shape = (self.batch, *self.shapes[name])
-            offset, size = int(self.params[P_OFFSETS + index]), math.prod(shape)
-            views[name] = buffer[offset:offset + size].reshape(shape)
-        return views
+        return self.layout.views(buffer)
 
     def __getstate__(self) -> dict:
         """Pickled without the views (a pickled view would be a copy); `__setstate__` makes them again."""

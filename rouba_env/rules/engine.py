@@ -21,7 +21,6 @@ relative to the mover (0 = own pile, 1 = next seat to the left, ...).
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import dataclass, field
 from itertools import chain
@@ -34,8 +33,8 @@ from rouba_env.checks import is_int
 from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.buffers import (
-    P_CARDS, P_HAND_CARDS, P_OFFSETS, P_SEATS, P_TRACKED, STATE_FIELDS, GameArrays, blank_buffer, game_of,
-    rules_of, slot_layout,
+    P_CARDS, P_HAND_CARDS, P_SEATS, P_TRACKED, GameArrays, SlotLayout, game_of,
+    rules_of,
 )
 from rouba_env.rules.core import (
     JOKER_KIND_OFFSET, NO_SEAT, NUM_KINDS, RANK_SLOTS, TALK_PLAYED, TALK_SIZE, TARGET_PILE_OFFSET, card_rank,
@@ -141,29 +140,11 @@ def _deal(p, buffer, current, order, deck_ranks, deck_cards):
     core_start_game(rules_of(p), game_of(p, buffer, current), 0, order, deck_ranks, deck_cards)
 
 
-class PositionLayout:
-    """How one rules config's game lies in a one-slot buffer with the cards named: what every `Position`
-    of a game (and every position that follows from it) shares."""
-
-    def __init__(self, config: RulesConfig):
-        self.config = config
-        self.stride = TARGET_PILE_OFFSET + config.num_players
-        _, self.shapes, self.params, self.size = slot_layout(config, 1, move_stride=self.stride,
-                                                             reward=REWARD_MODES[0], auto_reset=False, track_cards=True)
-        self.fields = {name: (int(self.params[P_OFFSETS + index]), self.shapes[name])
-                       for index, name in enumerate(STATE_FIELDS)}
-        """Each field's (start in the buffer, shape)."""
-        self.pile_at = self.fields["pile"][0]
-        """Where the piles' sizes (the scores) lie in the buffer."""
-
-    def blank(self) -> tuple[np.ndarray, np.ndarray]:
-        """(buffer, seat to act) of a game not yet dealt."""
-        return blank_buffer(self.params, self.size, 1), np.full(1, NO_SEAT, dtype=np.int64)
-
-    def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
-        """Every field of a buffer of this layout, as a [1, ...] view."""
-        return {name: buffer[start:start + math.prod(shape)].reshape((1, *shape))
-                for name, (start, shape) in self.fields.items()}
+def position_layout(config: RulesConfig) -> SlotLayout:
+    """The layout of a `Position` of these rules: one slot, its cards named, the action stride of an unpadded
+    table."""
+    return SlotLayout(config, 1, move_stride=TARGET_PILE_OFFSET + config.num_players, reward=REWARD_MODES[0],
+                      auto_reset=False, track_cards=True)
 
 
 class Position:
@@ -176,14 +157,14 @@ class Position:
 
     __slots__ = ("layout", "buffer", "seat")
 
-    def __init__(self, layout: PositionLayout, buffer: np.ndarray, seat: np.ndarray):
+    def __init__(self, layout: SlotLayout, buffer: np.ndarray, seat: np.ndarray):
         self.layout, self.buffer, self.seat = layout, buffer, seat
 
     @classmethod
     def of(cls, state: GameState) -> "Position":
         """The position of a card-level state (the state is copied in: changing one changes nothing in the other)."""
-        layout = PositionLayout(state.config)
-        position = cls(layout, *layout.blank())
+        layout = position_layout(state.config)
+        position = cls(layout, layout.blank(), np.full(1, NO_SEAT, dtype=np.int64))
         load_slot(layout.params, position.buffer, position.seat, 0, state=state)
         return position
 
@@ -191,8 +172,8 @@ class Position:
     def deal(cls, config: RulesConfig, deck: list[int]) -> "Position":
         """A new game dealt from a shuffled deck of these rules' cards (dealt from its end), as
         `rouba_env.rules.core.start_game` deals."""
-        layout = PositionLayout(config)
-        position = cls(layout, *layout.blank())
+        layout = position_layout(config)
+        position = cls(layout, layout.blank(), np.full(1, NO_SEAT, dtype=np.int64))
         ranks = np.array([RANK_OF_CARD[card] for card in deck], dtype=np.int16)
         _deal(layout.params, position.buffer, position.seat, np.arange(len(deck), dtype=np.int64), ranks,
               np.asarray(deck, dtype=np.int16))
@@ -209,17 +190,16 @@ class Position:
 
     def points(self) -> list[int]:
         """Cards in each seat's pile (`rouba_env.rules.scoring.scores`)."""
-        at = self.layout.pile_at
+        at = self.layout.start("pile")
         return self.buffer[at:at + self.layout.config.num_players].tolist()
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the seat to act, sorted by (kind, target); empty when the game is over."""
         if self.seat[0] < 0:
             return []
-        layout = self.layout
-        mask = np.zeros(NUM_KINDS * layout.stride, dtype=np.int8)
-        legal_mask(layout.params, self.buffer, self.seat, mask)
-        stride = layout.stride
+        stride = self.layout.rules.move_stride
+        mask = np.zeros(NUM_KINDS * stride, dtype=np.int8)
+        legal_mask(self.layout.params, self.buffer, self.seat, mask)
         return [MOVES[action // stride][action % stride] for action in np.flatnonzero(mask).tolist()]
 
     def play(self, move: Move) -> None:
@@ -399,8 +379,9 @@ def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: in
     talk = np.array([passed + played for passed, played in zip(state.passed, state.played)], dtype=np.int16)
     last = (NO_SEAT, 0, 0, 0) if state.last_move is None else (
         state.last_move[0], state.last_move[1][0], state.last_move[1][1], state.last_move[2])
-    _load_slot(params, buffer, current, b, cards, lengths, np.asarray(state.pile_tops, dtype=np.int16), talk,
-               np.array([state.current, state.last_capturer, state.turn, *last], dtype=np.int64))
+    _load_slot(params, buffer, current, b, (cards, lengths, np.asarray(state.pile_tops, dtype=np.int16), talk,
+                                           np.array([state.current, state.last_capturer, state.turn, *last],
+                                                    dtype=np.int64)))
 
 
 class OnePosition:
@@ -447,9 +428,11 @@ class OnePosition:
 
 
 @numba.njit(cache=True, nogil=True)
-def _load_slot(p, buffer, current, b, cards, lengths, tops, talk, scalars):
-    """`load_slot`'s compiled pass: ``cards`` holds every hand, the table, every pile and the deck in
-    turn (``lengths`` of each); ``scalars``: the seat to act, the last capturer, the turn, the last move."""
+def _load_slot(p, buffer, current, b, loaded):
+    """`load_slot`'s compiled pass. ``loaded = (cards, lengths, tops, talk, scalars)``: ``cards`` holds every
+    hand, the table, every pile and the deck in turn (``lengths`` of each); ``scalars``: the seat to act, the
+    last capturer, the turn, the last move."""
+    cards, lengths, tops, talk, scalars = loaded
     r, g = rules_of(p), game_of(p, buffer, current)
     n = r.num_players
     g.hands[b] = 0

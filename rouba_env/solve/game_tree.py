@@ -49,6 +49,15 @@ def check_solvable(rules: RulesConfig, max_deals: int = MAX_DEALS) -> int:
     return orders
 
 
+def is_solvable(rules: RulesConfig) -> bool:
+    """Whether ``rules`` deal few enough distinct decks (`check_solvable`) to be solved exactly."""
+    try:
+        check_solvable(rules)
+    except ValueError:
+        return False
+    return True
+
+
 ESTIMATE_GAMES = 1024
 """Random games that `estimate_histories` plays."""
 ESTIMATE_MARGIN = 1.25
@@ -124,12 +133,14 @@ class GameTree:
         self.reward = scoring.check_reward_mode(reward)
         self.num_players = rules.num_players
         self.num_deals = check_solvable(rules, max_deals)
+        """Distinct deals (orders of the ranks), each as likely as the others."""
         estimate = estimate_histories(rules)
         if estimate > ESTIMATE_MARGIN * max_histories:
             raise ValueError(f"the game tree of these rules has about {estimate:.2g} histories (estimated from "
                              f"{ESTIMATE_GAMES} random games), more than the {max_histories:,} it may hold; use a "
                              f"smaller deck (rules mini, small or medium)")
         self.deal_probability = 1.0 / self.num_deals
+        """Each deal's probability."""
         self.actions = ActionEncoding(rules)
         self.encoder = ObservationEncoder(rules)
         self._build(max_histories, progress)
@@ -156,7 +167,9 @@ class GameTree:
                 deck.append(codes[rank][used[rank]])
                 used[rank] += 1
             decks.append(deck)
-        self._max_histories, self._progress, self.num_histories = max_histories, progress, 0
+        self._max_histories, self._progress = max_histories, progress
+        self.num_histories = 0
+        """Histories (nodes) of every deal, terminal ones included."""
         self._parts: list[dict[str, list[np.ndarray]]] = []
         self._utility: list[list[np.ndarray | None]] = []
         """Per layer, each piece's final rewards (None for a piece with no terminal node)."""
@@ -289,10 +302,12 @@ class GameTree:
 
     @property
     def num_infosets(self) -> int:
+        """Information sets of every seat together."""
         return len(self.infoset_seat)
 
     @property
     def num_slots(self) -> int:
+        """Strategy slots: one per legal action of every information set (a strategy's length)."""
         return len(self.slot_action)
 
     def uniform_strategy(self) -> np.ndarray:

@@ -8,6 +8,8 @@ in node order, so a pass gives the same numbers on every run.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -29,30 +31,104 @@ def regret_matching(regrets, slot_start, infoset_size, out):
                 out[slot] = 1.0 / size
 
 
+class Links(NamedTuple):
+    """One layer as a pass reads it, for one learner."""
+
+    seat: np.ndarray
+    """int8[N]: the seat to act at each node, or -1 at a terminal node."""
+    num_children: np.ndarray
+    """int16[N]: each node's children (consecutive in the next layer, in node order)."""
+    child_slot: np.ndarray
+    """int32[M]: for each child, the strategy slot of the move that leads to it."""
+    utility: np.ndarray
+    """float64[N]: the learner's final reward at each node, or empty where no node of the layer is terminal."""
+
+
+class Reach(NamedTuple):
+    """Each node's probability of being reached, split by whose moves it counts."""
+
+    others: np.ndarray
+    """float64[N]: chance and the moves of the seats other than the learner."""
+    own: np.ndarray
+    """float64[N]: chance and the learner's moves."""
+
+
+class LayerValues(NamedTuple):
+    """A pass's values from the end: the next layer's (read) and this layer's (written)."""
+
+    below: np.ndarray
+    """float64[M]: each child's value for the learner (empty under the last layer)."""
+    here: np.ndarray
+    """float64[N]: written: each node's value for the learner."""
+
+
+class Increments(NamedTuple):
+    """What one CFR+ pass adds up at the learner's nodes, per strategy slot."""
+
+    regrets: np.ndarray
+    """float64[slots]: each move's counterfactual regret."""
+    weights: np.ndarray
+    """float64[slots]: each move's probability weighed by the learner's own reach (the average's increment)."""
+
+
+class ActionSums(NamedTuple):
+    """What a pass of counterfactual action values adds up, per strategy slot."""
+
+    totals: np.ndarray
+    """float64[slots]: each move's value weighed by the others' reach."""
+    reaches: np.ndarray
+    """float64[slots]: the others' reach at the move's nodes."""
+
+
+class LayerInfosets(NamedTuple):
+    """The information sets a best response resolves in one layer, and where every set's actions lie."""
+
+    seat: np.ndarray
+    """int8/int64[I]: each information set's owner."""
+    slot_start: np.ndarray
+    """int64[I]: each set's first strategy slot."""
+    size: np.ndarray
+    """int64[I]: each set's number of actions."""
+    first: int
+    """The layer's first information set."""
+    end: int
+    """One past the layer's last information set."""
+
+
+class Response(NamedTuple):
+    """A best response's working arrays, per strategy slot."""
+
+    action_values: np.ndarray
+    """float64[slots]: scratch: each action's value summed over its set's histories by the others' reach."""
+    strategy: np.ndarray
+    """float64[slots]: the others' strategy, the learner's sets overwritten with its best response."""
+
+
 @numba.njit(cache=True, nogil=True)
-def reach_down(seat, num_children, child_slot, strategy, learner, others, own, next_others, next_own):
-    """The next layer's reaches from this one's: ``others`` counts chance and the moves of the seats other than
-    ``learner``, ``own`` chance and ``learner``'s moves."""
+def reach_down(links, strategy, learner, above, below):
+    """``below`` (a `Reach` of the next layer) from ``above`` (this layer's): each child's reaches are its
+    parent's times the probability of the move that leads to it, counted in ``others`` or ``own``."""
+    seat, num_children, child_slot = links.seat, links.num_children, links.child_slot
     child = 0
     for node in range(seat.shape[0]):
         for _ in range(num_children[node]):
             probability = strategy[child_slot[child]]
             if seat[node] == learner:
-                next_others[child] = others[node]
-                next_own[child] = own[node] * probability
+                below.others[child] = above.others[node]
+                below.own[child] = above.own[node] * probability
             else:
-                next_others[child] = others[node] * probability
-                next_own[child] = own[node]
+                below.others[child] = above.others[node] * probability
+                below.own[child] = above.own[node]
             child += 1
 
 
 @numba.njit(cache=True, nogil=True)
-def values_up(seat, num_children, child_slot, utility, strategy, learner, next_values, others, own, values,
-              instant, weights):
-    """``values``: each node's expected reward for ``learner`` under ``strategy`` (``utility``, float64[N]
-    or empty where no node of the layer is terminal, plus its children's values weighed by their moves);
-    at ``learner``'s nodes, each move's counterfactual regret added to ``instant`` and its own-reach
-    weighted probability to ``weights`` (the average strategy's increments)."""
+def values_up(links, strategy, learner, values, reach, increments):
+    """``values.here``: each node's expected reward for ``learner`` under ``strategy`` (its utility plus its
+    children's values weighed by their moves); at ``learner``'s nodes, each move's counterfactual regret and
+    its own-reach weighted probability added to ``increments`` (`Increments`)."""
+    seat, num_children, child_slot, utility = links.seat, links.num_children, links.child_slot, links.utility
+    next_values = values.below
     child = 0
     for node in range(seat.shape[0]):
         first = child
@@ -60,19 +136,21 @@ def values_up(seat, num_children, child_slot, utility, strategy, learner, next_v
         for _ in range(num_children[node]):
             value += strategy[child_slot[child]] * next_values[child]
             child += 1
-        values[node] = value
+        values.here[node] = value
         if seat[node] == learner:
             for move in range(first, child):
                 slot = child_slot[move]
-                instant[slot] += others[node] * (next_values[move] - value)
-                weights[slot] += own[node] * strategy[slot]
+                increments.regrets[slot] += reach.others[node] * (next_values[move] - value)
+                increments.weights[slot] += reach.own[node] * strategy[slot]
 
 
 @numba.njit(cache=True, nogil=True)
-def action_values_up(seat, num_children, child_slot, utility, strategy, learner, next_values, others, values,
-                     totals, reaches):
+def action_values_up(links, strategy, learner, values, others, sums):
     """``values`` as in `values_up`; at ``learner``'s nodes each move's value weighed by the others' reach
-    added to ``totals`` and that reach to ``reaches`` (their ratio is the move's counterfactual action value)."""
+    (``others``) added to ``sums.totals`` and that reach to ``sums.reaches`` (their ratio is the move's
+    counterfactual action value)."""
+    seat, num_children, child_slot, utility = links.seat, links.num_children, links.child_slot, links.utility
+    next_values = values.below
     child = 0
     for node in range(seat.shape[0]):
         first = child
@@ -80,24 +158,26 @@ def action_values_up(seat, num_children, child_slot, utility, strategy, learner,
         for _ in range(num_children[node]):
             value += strategy[child_slot[child]] * next_values[child]
             child += 1
-        values[node] = value
+        values.here[node] = value
         if seat[node] == learner:
             reach = others[node]
             for move in range(first, child):
-                totals[child_slot[move]] += reach * next_values[move]
-                reaches[child_slot[move]] += reach
+                sums.totals[child_slot[move]] += reach * next_values[move]
+                sums.reaches[child_slot[move]] += reach
 
 
 @numba.njit(cache=True, nogil=True)
-def best_response_up(seat, num_children, child_slot, utility, learner, next_values, others, first_infoset,
-                     end_infoset, infoset_seat, slot_start, infoset_size, action_values, response, values):
+def best_response_up(links, learner, values, others, infosets, response):
     """One layer of ``learner``'s best response, from the end: each of its information sets in this layer
-    (``first_infoset`` to ``end_infoset``) plays the action whose value, summed over the set's histories by
-    the others' reach, is highest (the first on a tie), written into ``response`` (which holds the others'
-    strategy elsewhere); then ``values``: each node's value for ``learner`` under ``response``."""
-    if end_infoset > first_infoset:
-        low = slot_start[first_infoset]
-        high = slot_start[end_infoset - 1] + infoset_size[end_infoset - 1]
+    (`LayerInfosets` ``first`` to ``end``) plays the action whose value, summed over the set's histories by
+    the others' reach, is highest (the first on a tie), written into ``response.strategy`` (which holds the
+    others' strategy elsewhere); then ``values.here``: each node's value for ``learner`` under it."""
+    seat, num_children, child_slot, utility = links.seat, links.num_children, links.child_slot, links.utility
+    next_values, action_values, strategy = values.below, response.action_values, response.strategy
+    slot_start, infoset_size = infosets.slot_start, infosets.size
+    if infosets.end > infosets.first:
+        low = slot_start[infosets.first]
+        high = slot_start[infosets.end - 1] + infoset_size[infosets.end - 1]
         action_values[low:high] = 0.0
     child = 0
     for node in range(seat.shape[0]):
@@ -105,8 +185,8 @@ def best_response_up(seat, num_children, child_slot, utility, learner, next_valu
             for move in range(child, child + num_children[node]):
                 action_values[child_slot[move]] += others[node] * next_values[move]
         child += num_children[node]
-    for infoset in range(first_infoset, end_infoset):
-        if infoset_seat[infoset] != learner:
+    for infoset in range(infosets.first, infosets.end):
+        if infosets.seat[infoset] != learner:
             continue
         start, size = slot_start[infoset], infoset_size[infoset]
         best = start
@@ -114,12 +194,12 @@ def best_response_up(seat, num_children, child_slot, utility, learner, next_valu
             if action_values[slot] > action_values[best]:
                 best = slot
         for slot in range(start, start + size):
-            response[slot] = 0.0
-        response[best] = 1.0
+            strategy[slot] = 0.0
+        strategy[best] = 1.0
     child = 0
     for node in range(seat.shape[0]):
         value = utility[node] if utility.shape[0] else 0.0
         for _ in range(num_children[node]):
-            value += response[child_slot[child]] * next_values[child]
+            value += strategy[child_slot[child]] * next_values[child]
             child += 1
-        values[node] = value
+        values.here[node] = value

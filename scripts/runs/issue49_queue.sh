@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 49's runs on the medium deck: the default recipe and the 0.4 pool recipe, 10M learner steps, three
-# seeds each (the exact NashConv at 1M, 3M and 10M is read from each run's eval.csv); CFR+ by iterations.
+# Issue 49's runs for the exact benchmark table (scripts/exact_table.py): the default recipe and the 0.4 pool
+# recipe on mini, small and medium, 10M learner steps, three seeds each (the exact NashConv at 1M, 3M and 10M is
+# read from each run's eval.csv); the scripted players' exact NashConv on medium; CFR+ and MMD by iterations.
 # One after another on one core; safe to start again after a stop (a run folder with a checkpoint is carried on
 # with --resume; a finished run ends at once; a written solver file is skipped).
 # Usage: scripts/runs/issue49_queue.sh [ROW ...]   (no argument: every row below, in order)
@@ -26,20 +27,41 @@ declare -A ROWS=(
   [medium_3M_privileged]="--rules medium --total-steps 3000000 --critic privileged"
   [medium_3M_envs4096]="--rules medium --total-steps 3000000 --num-envs 4096"
   [medium_3M_lr3e-4]="--rules medium --total-steps 3000000 --learning-rate 3e-4"
-  # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json)
+  # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
+  [mmd_medium]="--rules medium --mmd 1000"
+  [solver_mini]="--rules mini --cfr 1000 --mmd 1000"
+  [solver_small]="--rules small --cfr 1000 --mmd 1000"
+  # the scripted players' exact NashConv on medium (scripts/results/exploitability_medium*.json)
+  [exploitability_medium]="--rules medium --players random greedy heuristic"
+  [exploitability_medium_expert]="--rules medium --players expert"
 )
+for deck in mini small; do
+  for seed in 1 2 3; do
+    suffix=$([ $seed = 1 ] || echo _seed$seed)
+    ROWS[${deck}_default_10M$suffix]="--rules $deck --total-steps $STEPS --seed $seed"
+    ROWS[${deck}_pool_10M$suffix]="--rules $deck --total-steps $STEPS --config pool_2p --seed $seed"
+  done
+done
 ORDER=(solver_medium medium_default medium_pool medium_default_seed2 medium_pool_seed2 medium_default_seed3
-       medium_pool_seed3)
+       medium_pool_seed3 solver_mini solver_small exploitability_medium
+       mini_default_10M mini_default_10M_seed2 mini_default_10M_seed3 small_default_10M small_default_10M_seed2
+       small_default_10M_seed3 mini_pool_10M mini_pool_10M_seed2 mini_pool_10M_seed3 small_pool_10M
+       small_pool_10M_seed2 small_pool_10M_seed3 exploitability_medium_expert)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]?unknown row $row}
-  if [[ $row == solver_* ]]; then
+  if [[ $row == solver_* || $row == mmd_* || $row == exploitability_* ]]; then
     out=scripts/results/$row.json
     [ -f "$out" ] && { echo "=== $row: done"; continue; }
     echo "=== $row $(date -u +%FT%TZ)"
-    # shellcheck disable=SC2086
-    python scripts/solver_scale.py $flags --json "$out" || echo "=== $row failed: $?"
+    if [[ $row == exploitability_* ]]; then
+      # shellcheck disable=SC2086
+      rouba-exploitability $flags --json "$out" || echo "=== $row failed: $?"
+    else
+      # shellcheck disable=SC2086
+      python scripts/solver_scale.py $flags --json "$out" || echo "=== $row failed: $?"
+    fi
     continue
   fi
   dir=$RUNS/$row

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from rouba_env.rules.config import RulesConfig, preset
-from rouba_env.evaluation.duplicate import GameRecord, build_lineups, deal_seed, evaluate, seating
+from rouba_env.evaluation.duplicate import evaluate
+from rouba_env.evaluation.lineups import build_lineups, deal_seed, seating
+from rouba_env.evaluation.play import GameRecord
 from rouba_env.evaluation.stats import margins, mean_interval, player_stats, wilson_interval, win_shares
 
 

@@ -19,7 +19,7 @@ from rouba_training.cli import config_from_args
 from rouba_training.config import TrainConfig
 from rouba_training.distributed import ACTOR_NAME, RayCollector, RolloutWorker, network_state, split_slots
 from rouba_training.opponents import OpponentPool
-from rouba_training.train import train
+from rouba_training.trainer import train
 
 TINY = dict(num_envs=16, rollout_steps=4, minibatch_size=256, update_epochs=1, architecture="mlp", hidden_sizes=(16,),
             eval_interval=0, final_eval_games=0, checkpoint_interval=50, snapshot_interval=2,

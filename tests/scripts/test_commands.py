@@ -59,6 +59,11 @@ def test_players_help_lists_the_known_specs():
     assert "2p" in text and "mixed" in text
 
 
+def test_exploitability_help_names_the_decks_it_can_solve():
+    text = " ".join(parsers()["rouba-exploitability"].format_help().split())
+    assert "medium, mini, small are solved exactly" in text and "only probed with --lbr" in text
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_each_command_runs_as_script_and_as_module(command):
@@ -102,8 +107,6 @@ def test_rouba_env_never_imports_the_trainer():
 
 def test_rouba_train_help_shows_every_setting_with_its_help_and_default(capsys):
     """Flags made by tyro from TrainConfig: each field a flag with its help, booleans as --x/--no-x."""
-    import dataclasses
-
     from rouba_training.cli import main
     from rouba_training.cli import COMMAND_FLAGS
     from rouba_training.config import field_docs, setting_fields

@@ -1,6 +1,7 @@
 """The measurement scripts behind results figures run, with tiny budgets (no timing asserts)."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,44 @@ def test_bench_baseline_compares_this_tree_with_a_commit(tmp_path):
                              "--json", str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "ratio" in result.stdout and out.is_file()
+
+
+def test_bench_baseline_sections_give_each_row_its_ratio_and_noise():
+    """The sections mode on two copies of this tree (no second compilation): each row of the section, per
+    tree, with a ratio and the rounds' spread."""
+    import argparse
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from bench_baseline import compare_sections
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    args = argparse.Namespace(sections=["aec_raw"], repeats=2, cpu=sorted(os.sched_getaffinity(0))[0], quick=True)
+    rows = compare_sections(args, {"baseline": str(ROOT), "current": str(ROOT)})
+    assert rows and all(row["variant"].startswith("aec_raw: ") for row in rows)
+    for row in rows:
+        assert row["ratio"] > 0 and set(row["noise"]) == {"baseline", "current"}
+        assert len(row["runs"]["current"]) == len(row["runs"]["baseline"]) == 2
+
+
+def test_exact_table_gives_each_recipe_its_median_and_range_over_seeds(tmp_path):
+    """Three seeds' runs on mini, measured near 1M steps: the median and range; a missing deck says so."""
+    header = "update,learner_steps,opponent,games,win_rate,kind,nash_conv\n"
+    for seed, value in (("", 0.004), ("_seed2", 0.001), ("_seed3", 0.009)):
+        run = tmp_path / "runs" / f"mini_default{seed}"
+        run.mkdir(parents=True)
+        (run / "eval.csv").write_text(header + f"40,1010000,random,200,0.5,periodic,{value}\n"
+                                      f"40,1010000,greedy,200,0.5,periodic,{value}\n"
+                                      f"80,2000000,random,200,0.5,periodic,0.5\n")
+    (tmp_path / "solver_small.json").write_text(json.dumps({"cfr": [{"iterations": 100, "nash_conv": 0.00094}]}))
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "exact_table.py"), "--results", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in result.stdout.splitlines()}
+    assert rows["default recipe, 1M steps"][0] == "0.0040 [0.0010, 0.0090] (3 seeds)"
+    assert rows["default recipe, 3M steps"][0] == "not run"  # 2M lies outside the tolerance of 3M
+    assert rows["CFR+, 100 iterations"][1] == "0.000940"
+    assert rows["`random`"][0] == "not run"
 
 
 @pytest.mark.parametrize("policy, leaf_value", [("2p-0.3", "value head"), ("2p", "privileged value")])

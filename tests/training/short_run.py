@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from rouba_training.config import TrainConfig
-from rouba_training.train import train
+from rouba_training.trainer import train
 
 SETTINGS = dict(total_steps=2500, num_envs=32, rollout_steps=8, minibatch_size=256, snapshot_interval=2,
                 eval_interval=3, eval_games=20, final_eval_games=20, torch_threads=1, progress=False)

@@ -14,7 +14,7 @@ from rouba_training.best_response import exploiter_start
 from rouba_training.cli import main as train_main
 from rouba_training.config import TrainConfig
 from rouba_training.periodic_evaluation import EVAL_SEED
-from rouba_training.train import train
+from rouba_training.trainer import train
 
 TINY_EXPLOITER = dict(num_envs=16, rollout_steps=8, minibatch_size=256, update_epochs=1, eval_interval=0,
                       checkpoint_interval=1, progress=False)

@@ -34,6 +34,7 @@ BAD_SETTINGS = [
     ("learning_rate", float("nan"), "learning_rate must be a finite number"),
     ("minibatch_size", True, "minibatch_size must be int"),
     ("eval_games", 0, "eval_games must be at least 1"),
+    ("eval_opponents", (), "eval_opponents is empty, but evaluations are asked for"),
     ("device", "tpu", "device must be cpu or cuda"),
 ]
 
@@ -154,6 +155,26 @@ def test_the_training_settings_read_without_torch():
     code = NO_TORCH + "from rouba_training.cli import main\nsys.exit(main([]))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "pip install 'torch>=2.2'" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command, argv, message", [
+    ("rouba_training.cli", ["--total-steps", "-5"], "total_steps must be in 1.."),
+    ("rouba_training.cli", ["--bogus-flag"], "--bogus-flag"),
+    ("rouba_training.cli", ["--rules", "small", "--eval-games", "0", "--eval-interval", "3"], "eval_games"),
+    ("rouba_training.benchmark", ["--only", "bogus"], "bogus"),
+    ("rouba_env.cli.evaluate", ["--games", "0"], "games"),
+    ("rouba_env.cli.exploitability", ["--cfr", "-1"], "-1"),
+])
+def test_every_command_refuses_a_bad_flag_before_importing_torch(command, argv, message):
+    """On a machine where torch cannot be imported, a bad flag or value still gets its own message (not the
+    missing-torch one): each command reads its arguments before it imports torch."""
+    import subprocess
+    import sys
+
+    code = NO_TORCH + f"from {command} import main\nsys.exit(main({argv!r}))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and message in result.stderr, result.stderr[-2000:]
+    assert "torch" not in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("argv, message", [(["--seed", "x"], "--seed"), (["--bogus"], "--bogus"),

@@ -10,7 +10,7 @@ from rouba_training.config import TrainConfig
 from rouba_training.ppo import MaskedCategorical
 from rouba_training.regularizers import (WeightAverage, kl_from_uniform, kl_over_legal, scheduled, scheduled_until,
                                          uniform_log_probs)
-from rouba_training.train import train
+from rouba_training.trainer import train
 from tests.training.test_train import TINY, metric_rows
 
 

@@ -1,7 +1,6 @@
 """End-to-end training runs: tiny, but every part of the loop runs, including kills, interrupts and bad files."""
 
 import csv
-import dataclasses
 import errno
 import json
 import os
@@ -23,7 +22,7 @@ from rouba_env.players.registry import make_policy
 from rouba_training.cli import config_from_args, load_toml
 from rouba_training.config import REMOVED_SETTINGS, TrainConfig
 from rouba_training.run_folder import RunFolderError, policy_update
-from rouba_training.train import train
+from rouba_training.trainer import train
 from tests.signals import sigint_as_a_terminal_sends_it
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -594,3 +593,16 @@ def test_a_run_with_nothing_set_gives_torch_the_idle_cores(tmp_path, monkeypatch
         assert torch.get_num_threads() == 3
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_resumed_runs_summary_counts_every_sessions_evaluations_and_its_shortening(tmp_path):
+    """Periodic evaluations before a stop count in the final summary; a resume that changes total_steps is
+    recorded there."""
+    run = tmp_path / "run"
+    config = {**TINY, "total_steps": 1500, "eval_interval": 1, "eval_games": 2, "final_eval_games": 0}
+    first = train(TrainConfig.of(run_dir=str(run), **{**config, "total_steps": 600}))
+    assert first["seconds_periodic_evaluations"] > 0 and first["total_steps_asked"] == [600]
+    final = train(TrainConfig.of(run_dir=str(run), **config), resume=True)
+    assert final["seconds_periodic_evaluations"] >= first["seconds_periodic_evaluations"] > 0
+    assert final["total_steps"] == 1500 and final["total_steps_asked"] == [600, 1500]
+    assert json.loads((run / "final_eval.json").read_text())["total_steps_asked"] == [600, 1500]

@@ -145,7 +145,7 @@ def test_illegal_move_is_400_and_changes_nothing(live_server):
     legal = all_legal(view)
     assert legal == sorted(ActionEncoding(game.rules).legal_actions(game.state)), "the page is offered every legal move"
     illegal = next(a for a in range(ActionEncoding(game.rules).size) if a not in legal)
-    for action in (illegal, -1, 10 ** 9):
+    for action in (illegal, -1, 10 ** 9, 10 ** 30, -2 ** 63):
         status, answer = client.post(f"/api/games/{view['game_id']}/moves", {"action": action})
         assert status == 400 and f"illegal action {action} for you" in answer["error"]
         assert ("not a legal move now" if action == illegal else "out of range") in answer["error"]

@@ -95,3 +95,13 @@ def test_evaluate_script_saves_games(tmp_path, capsys):
     scores = json.loads((tmp_path / "result.json").read_text())["game_records"]
     for name, row in zip(names, scores):
         assert replay_states(load_record(folder / name)) and load_record(folder / name).scores == row[4]
+
+
+def test_evaluate_writes_no_file_unless_asked(tmp_path, monkeypatch, capsys):
+    """Without --json or --save-games the results go to the terminal only: nothing lands in the folder."""
+    from rouba_env.cli.evaluate import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["--players", "greedy", "random", "--games", "2", "--no-progress"]) == 0
+    assert "greedy" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []

@@ -27,7 +27,7 @@ from rouba_env.rules.config import make_rules
 from rouba_training.best_response import describe_bound, exact_target, exploitability_bound, exploiter_start
 from rouba_training.config import TrainConfig
 from rouba_training.learner import RunProgress, build_learner
-from rouba_training.network import TrainerNetwork, save_policy
+from rouba_training.network import save_policy
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
@@ -327,11 +327,14 @@ class Trainer:
                     bar.write(f"start: {describe_bound(row)}")
             self.save_checkpoint()  # update 0: even a kill during the first update leaves a run to resume
         last_checkpoint = time.monotonic()
-        evaluation_seconds = 0.0  # periodic evaluations in this process
+        if not run.total_steps_asked or run.total_steps_asked[-1] != config.run.total_steps:
+            run.total_steps_asked.append(config.run.total_steps)
         due = config.evaluation.eval_interval and run.update and run.update % config.evaluation.eval_interval == 0
         if self.resume and due and not any(row.get("update") == run.update for row in run.latest_eval):
             # The run was stopped at an update whose evaluation the signal cut off: it is made now.
+            evaluation_started = time.perf_counter()
             self.evaluate(config.evaluation.eval_games, "periodic")
+            run.evaluation_seconds += time.perf_counter() - evaluation_started
         with stop_on_signals(STOP_SIGNALS if catch_signals else ()) as received:
             while run.learner_steps < config.run.total_steps and not received:
                 row = self.update()
@@ -341,7 +344,7 @@ class Trainer:
                 if config.evaluation.eval_interval and run.update % config.evaluation.eval_interval == 0 and not received:
                     evaluation_started = time.perf_counter()
                     rows = self.evaluate(config.evaluation.eval_games, "periodic")
-                    evaluation_seconds += time.perf_counter() - evaluation_started
+                    run.evaluation_seconds += time.perf_counter() - evaluation_started
                     solved = {r["nash_conv"] for r in rows if "nash_conv" in r}
                     bar.write(f"update {run.update}, {run.learner_steps} steps: " + ", ".join(
                         f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
@@ -357,7 +360,8 @@ class Trainer:
         final = {"learner_steps": run.learner_steps, "updates": run.update,
                  "seconds_training": round(run.seconds, 1),
                  "learner_steps_per_second": round(run.learner_steps / max(run.seconds, 1e-9), 1), "evaluation": [],
-                 "seconds_periodic_evaluations": round(evaluation_seconds, 1), "interrupted": interrupted}
+                 "seconds_periodic_evaluations": round(run.evaluation_seconds, 1), "interrupted": interrupted,
+                 "total_steps": config.run.total_steps, "total_steps_asked": list(run.total_steps_asked)}
         if interrupted:
             self.writer.close()
             final["resume_command"] = resume_command(config)
