@@ -61,3 +61,14 @@ def test_run_folders_keep_their_results_and_policy_only():
             continue
         extra.append(name)
     assert extra == [], f"run folders keep results and the policy only: {extra[:5]}"
+
+
+MAX_RESULTS_BYTES = 15 * 1024 * 1024
+"""The tracked results (scripts/results/): summaries, settings and the policies something still uses."""
+
+
+def test_the_tracked_results_stay_under_their_budget():
+    total = sum((ROOT / name).stat().st_size for name in tracked_files() if name.startswith("scripts/results/"))
+    assert total <= MAX_RESULTS_BYTES, (f"scripts/results/ holds {total / 2**20:.1f} MiB tracked, more than "
+                                        f"{MAX_RESULTS_BYTES / 2**20:.0f}: drop the policies and metrics of "
+                                        f"superseded runs (keep eval.csv and final_eval.json)")

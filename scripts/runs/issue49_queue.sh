@@ -27,6 +27,8 @@ declare -A ROWS=(
   [medium_3M_privileged]="--rules medium --total-steps 3000000 --critic privileged"
   [medium_3M_envs4096]="--rules medium --total-steps 3000000 --num-envs 4096"
   [medium_3M_lr3e-4]="--rules medium --total-steps 3000000 --learning-rate 3e-4"
+  [medium_3M_nomagnet]="--rules medium --total-steps 3000000 --magnet none --magnet-coef 0"
+  [medium_3M_epochs8]="--rules medium --total-steps 3000000 --update-epochs 8"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
   [mmd_medium]="--rules medium --mmd 1000"
