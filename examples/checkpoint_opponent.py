@@ -1,16 +1,25 @@
 """A shipped checkpoint as a player: the 2-player policy (numpy only, no torch) against the heuristic.
 
-    python examples/checkpoint_opponent.py            # three games shown move by move, then 400 duplicate games
+    python examples/checkpoint_opponent.py            # 400 duplicate games, then three single games
 
-A handful of games says little about strength (one player can win 3 of 10 or
-8 of 10 by luck), so the win rate comes from the duplicate-deal evaluator,
-with its Wilson 95% interval.
+Strength first: the win rate over 400 duplicate-deal games with its Wilson 95%
+interval. Then three single games played through the Gymnasium environment,
+to show the loop; three games say little (a stronger player loses many single
+games on its cards alone).
 """
 
 import numpy as np
 
 import rouba_env
 
+# Its strength: the policy as a spec, over duplicate deals (each deal played from both seats).
+result = rouba_env.evaluate(["checkpoint:2p", "heuristic"], games=400, seed=0)
+print(result.format_table())
+stats = result.players[0]
+print(f"the 2p policy wins {stats.win_rate:.1%} [{stats.win_low:.1%}, {stats.win_high:.1%}] of "
+      f"{stats.games} duplicate games against heuristic")
+
+# The same policy loaded as an object, playing seat 0 of the Gymnasium env against heuristic in seat 1.
 policy = rouba_env.load_policy("2p")  # a shipped name, a checkpoint folder or a training run folder
 env = rouba_env.SingleAgentEnv(opponents="heuristic", seat=0)
 rng = np.random.default_rng(0)
@@ -20,11 +29,5 @@ for game in range(3):
     while not done:
         action = policy.act(obs, info["action_mask"], rng)
         obs, reward, done, _, info = env.step(action)
-    print(f"game {game}: scores {info['scores']} (the policy is seat 0), reward {reward:+.0f}")
-
-# Its strength: the same policy as a spec, over duplicate deals (each deal played from both seats).
-result = rouba_env.evaluate(["checkpoint:2p", "heuristic"], games=400, seed=0)
-print(result.format_table())
-stats = result.players[0]
-print(f"the 2p policy wins {stats.win_rate:.1%} [{stats.win_low:.1%}, {stats.win_high:.1%}] of "
-      f"{stats.games} duplicate games against heuristic")
+    mine, theirs = info["scores"]
+    print(f"single game {game}: 2p (seat 0) {mine} cards, heuristic (seat 1) {theirs}; reward {reward:+.0f}")

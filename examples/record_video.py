@@ -46,7 +46,9 @@ def main(argv=None) -> int:
         while not done:
             action = int(rng.choice(np.flatnonzero(info["action_mask"])))
             obs, reward, done, truncated, info = env.step(action)
-        print(f"episode {episode}: scores {info['scores']}, reward {reward:+.0f}")
+        seat = info["seat"]
+        print(f"episode {episode}: the learner (random moves) in seat {seat} scored {info['scores'][seat]}, "
+              f"{args.opponents} {[s for i, s in enumerate(info['scores']) if i != seat]}; reward {reward:+.0f}")
     env.close()
     videos = sorted(args.folder.glob("rouba-episode-*.mp4"))
     print(f"recorded {len(videos)} videos in {args.folder}")

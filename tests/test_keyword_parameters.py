@@ -61,3 +61,13 @@ def test_no_function_takes_more_than_four_positional_parameters():
             found += too_positional(path.read_text(), str(path.relative_to(ROOT)))
     assert found == [], ("make the parameters past the third or fourth keyword-only (a compiled function: group "
                          "its arrays into a structure):\n" + "\n".join(found))
+
+
+MAX_MODULE_LINES = 700
+"""A module past this many lines holds two things; split it (as the rules core and its buffers were)."""
+
+
+def test_no_module_of_the_package_is_over_700_lines():
+    long = {str(path.relative_to(ROOT)): lines for path in sorted((ROOT / "rouba_env").rglob("*.py"))
+            if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"modules over {MAX_MODULE_LINES} lines: {long}"

@@ -54,12 +54,20 @@ def pyplot():
     return plt
 
 
-def format_step_axis(axis) -> None:
-    """Learner steps as 1.5M, not 1500000: tick labels that never run together."""
-    from matplotlib.ticker import EngFormatter, MaxNLocator
+def step_label(steps: float) -> str:
+    """A count of learner steps as a tick reads it: 1.5M, 200k, 300 (whole steps; never milli-steps)."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(steps) >= scale:
+            return f"{steps / scale:g}{suffix}"
+    return f"{steps:.0f}"
 
-    axis.xaxis.set_major_formatter(EngFormatter(sep=""))
-    axis.xaxis.set_major_locator(MaxNLocator(nbins=5))
+
+def format_step_axis(axis) -> None:
+    """Learner steps as 1.5M, not 1500000, in whole steps: tick labels that never run together."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: step_label(value)))
+    axis.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
 
 
 def save_figure(figure, path: Path) -> Path:
@@ -95,7 +103,8 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
     left.set(xlabel="learner steps", ylabel="win rate (95% interval)", title=title, ylim=(0, 1))
     if left.get_legend_handles_labels()[0]:
         left.legend(fontsize="small")
-    right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics])
+    right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics],
+               marker="o" if len(metrics) < TOO_FEW_POINTS else None)  # one point shows as a point
     right.set(xlabel="learner steps", ylabel="mean final training reward", title="Training games (mixed opponents)")
     if solved:
         measured = {int(r["update"]): (int(r["learner_steps"]), float(r["nash_conv"])) for r in solved}

@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 import rouba_env.batched.kernels as kernels
-from rouba_env.checks import check_flag, check_int
+from rouba_env.checks import check_flag, check_int, is_int
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
 from rouba_env.encoding.masks import sample_legal
 from rouba_env.encoding.observation import ObservationEncoder, observation_params
@@ -152,7 +152,7 @@ class VectorGame:
                 f"illegal action {int(acts[bad])} in slot {bad} (seat {int(self.current[bad])} to act); "
                 f"legal actions: {legal}"
             )
-        self.play_checked(self._slots, acts)  # every slot: a finished game's action is ignored
+        self._play_legal(self._slots, acts)  # every slot: a finished game's action is ignored
 
     def step_slots(self, slots, actions) -> np.ndarray:
         """Play ``actions[i]`` in slot ``slots[i]`` only; every other slot is left as it is.
@@ -173,15 +173,37 @@ class VectorGame:
             i = int(bad[0])
             raise ValueError(f"illegal action {int(acts[i])} in slot {int(slots[i])} (seat {int(self.current[slots[i]])} "
                              f"to act); legal actions: {np.flatnonzero(self.mask[slots[i]]).tolist()}")
-        return self.play_checked(slots, acts)
+        return self._play_legal(slots, acts)
 
     def illegal_rows(self, slots: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """Indices ``i`` (into ``slots``) whose action is not legal now: out of range, masked, or the game is over."""
+        """Indices ``i`` (into ``slots``) whose action is not legal now: out of range, masked, or the game is over.
+        ``slots`` must be int64 slots of this game (a ValueError otherwise), ``actions`` int64."""
+        if len(slots) and (slots.min() < 0 or slots.max() >= self.batch_size):
+            raise ValueError(f"slots must be in 0..{self.batch_size - 1}, got {slots.min()}..{slots.max()}")
         bad = np.empty(len(slots), dtype=np.int64)
         return bad[: kernels.illegal_rows(slots, actions, self.mask, self.current, bad)]
 
     def play_checked(self, slots: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """`step_slots` without its legality check, for a caller that has checked (int64 slots and actions)."""
+        """Play ``actions[i]`` in slot ``slots[i]`` (int64 arrays), each legal there: a ValueError names the
+        first slot out of range or action that is not legal, before anything is played. The slots whose game
+        ended, as `play` answers them; for a caller that has checked the actions already (one compiled pass
+        confirms it)."""
+        try:
+            slots, actions = (np.ascontiguousarray(slots, dtype=np.int64),
+                              np.ascontiguousarray(actions, dtype=np.int64))
+        except (OverflowError, TypeError, ValueError):
+            raise ValueError("slots and actions must be arrays of integers within int64") from None
+        if slots.shape != actions.shape or slots.ndim != 1:
+            raise ValueError(f"slots and actions must be two 1-D arrays of one length, got shapes {slots.shape} "
+                             f"and {actions.shape}")
+        bad = self.illegal_rows(slots, actions)
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"action {int(actions[i])} is not legal in slot {int(slots[i])}")
+        return self._play_legal(slots, actions)
+
+    def _play_legal(self, slots: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """`step_slots` on slots and actions this game has checked (int64, in range, legal)."""
         n_ended = kernels.step_slots(self._game(), slots, actions,
                                      (self.obs, self.mask, self.rewards, self.done, self.final_scores, self._ended))
         ended = self._ended[:n_ended].copy()
@@ -254,7 +276,7 @@ class VectorGame:
         if len(bad):
             i = int(bad[0])
             raise ValueError(f"action {int(actions[i])} is not legal in slot {int(parents[i])}")
-        child.play_checked(slots, actions)
+        child._play_legal(slots, actions)
         return child
 
     def copies(self, slots) -> "VectorGame":
@@ -475,7 +497,10 @@ class VectorGame:
         return read_state(self.config, self.arrays.views(self.arrays.buffer), self.current, b)
 
     def observe_one(self, slot: int, seat: int) -> np.ndarray:
-        """float32[D]: slot ``slot`` seen from absolute seat ``seat`` (ints the caller has checked)."""
+        """float32[D]: slot ``slot`` seen from absolute seat ``seat``."""
+        if not (is_int(slot) and 0 <= slot < self.batch_size and is_int(seat) and 0 <= seat < self.num_players):
+            raise ValueError(f"observe_one takes a slot 0..{self.batch_size - 1} and a seat 0..{self.num_players - 1}, "
+                             f"got slot {slot!r} and seat {seat!r}")
         out = np.empty(self.obs_size, dtype=np.float32)
         kernels.observe_one(self._game(), slot, seat, out)
         return out
@@ -512,8 +537,8 @@ class VectorGame:
         acts = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
         if acts.shape != (self.batch_size,):
             raise ValueError(f"actions must have shape ({self.batch_size},), got {acts.shape}")
-        if acts.dtype == np.int64 and acts.flags.c_contiguous:
-            return acts
+        if acts.dtype == np.int64 and acts.flags.c_contiguous and acts.flags.writeable:
+            return acts  # a read-only array is copied below: to numba it is another type, another compilation
         if acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
         if acts.dtype == np.uint64 and acts.size and acts.max() > np.iinfo(np.int64).max:

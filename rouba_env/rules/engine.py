@@ -30,14 +30,14 @@ import numba
 import numpy as np
 
 from rouba_env.checks import is_int
-from rouba_env.rules.cards import NUM_RANKS, RANK_OF_CARD
+from rouba_env.rules.cards import JOKER, NUM_RANKS, RANK_OF_CARD, suit_of
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.buffers import (
     P_CARDS, P_HAND_CARDS, P_SEATS, P_TRACKED, GameArrays, SlotLayout, game_of,
     rules_of,
 )
 from rouba_env.rules.core import (
-    JOKER_KIND_OFFSET, NO_SEAT, NUM_KINDS, RANK_SLOTS, TALK_PLAYED, TALK_SIZE, TARGET_PILE_OFFSET, card_rank,
+    EMPTY_PILE, JOKER_KIND_OFFSET, NO_SEAT, NUM_KINDS, RANK_SLOTS, TALK_PLAYED, TALK_SIZE, TARGET_PILE_OFFSET, card_rank,
 )
 from rouba_env.rules.core import (
     legal_moves as core_legal_moves,
@@ -204,13 +204,24 @@ class Position:
 
     def play(self, move: Move) -> None:
         """Play a legal move in place."""
-        _play(self.layout.params, self.buffer, self.seat, move[0], move[1])
+        kind, target = self._checked(move)
+        _play(self.layout.params, self.buffer, self.seat, kind, target)
 
     def child(self, move: Move) -> "Position":
         """The position after a legal move; this one is left as it was."""
+        kind, target = self._checked(move)
         child = Position(self.layout, self.buffer.copy(), self.seat.copy())
-        _play(self.layout.params, child.buffer, child.seat, move[0], move[1])
+        _play(self.layout.params, child.buffer, child.seat, kind, target)
         return child
+
+    def _checked(self, move: Move) -> tuple[int, int]:
+        """``move`` as (kind, target) within the move table; a ValueError for a move no table holds. (Its
+        legality is the caller's: `legal_moves`.)"""
+        kind, target = move
+        if not (0 <= kind < NUM_KINDS and 0 <= target < self.layout.rules.move_stride) or self.seat[0] < 0:
+            raise ValueError(f"move {move!r} cannot be played here: a kind 0..{NUM_KINDS - 1} and a target "
+                             f"0..{self.layout.rules.move_stride - 1} while the game is on")
+        return kind, target
 
     def state(self) -> GameState:
         """The position as a `GameState` naming every card (a copy: changing it changes nothing here)."""
@@ -354,6 +365,75 @@ def match_rules(config: RulesConfig, games: int) -> list[RulesConfig]:
 # ------------------------------------------------------------------ loading a GameState into the core
 
 
+INT16_MAX = np.iinfo(np.int16).max
+"""The largest count a slot's int16 buffer holds (the turn, the table talk)."""
+
+
+def check_state(state: "GameState") -> None:
+    """Refuse a `GameState` the compiled core cannot hold safely, naming the field: seats, cards, pile tops,
+    the turn, the table talk and the last move must lie in their ranges under the state's rules.
+
+    Every card-level state enters the core through `load_slot`, which calls this first: a hand-made state
+    is checked once, where it enters, and never reaches compiled code out of range.
+    """
+    config = state.config
+    if not isinstance(config, RulesConfig):
+        raise ValueError(f"state.config must be a RulesConfig, got {type(config).__name__}")
+    n = config.num_players
+    for name in ("hands", "piles", "pile_tops", "passed", "played"):
+        if len(getattr(state, name)) != n:
+            raise ValueError(f"state.{name} has {len(getattr(state, name))} entries; these rules seat {n}")
+    for name in ("current", "last_capturer"):
+        value = getattr(state, name)
+        if not is_int(value) or not (value == NO_SEAT or 0 <= value < n):
+            raise ValueError(f"state.{name} must be a seat 0..{n - 1} or NO_SEAT ({NO_SEAT}), got {value!r}")
+    if not is_int(state.turn) or not 0 <= state.turn <= INT16_MAX:
+        raise ValueError(f"state.turn must be in 0..{INT16_MAX}, got {state.turn!r}")
+    places = {f"hands[{seat}]": hand for seat, hand in enumerate(state.hands)}
+    places.update({"table": state.table, "deck": state.deck})
+    places.update({f"piles[{seat}]": pile for seat, pile in enumerate(state.piles)})
+    count = 0
+    for place, cards in places.items():
+        for card in cards:
+            if not is_card_of(config, card):
+                raise ValueError(f"state.{place} holds {card!r}, which is no card code of these rules")
+        count += len(cards)
+    if count > config.total_cards:
+        raise ValueError(f"the state holds {count} cards; these rules deal {config.total_cards}")
+    for seat, top in enumerate(state.pile_tops):
+        if not is_int(top) or not (top == EMPTY_PILE or 0 <= top < NUM_RANKS):
+            raise ValueError(f"state.pile_tops[{seat}] must be a rank 0..{NUM_RANKS - 1} or EMPTY_PILE "
+                             f"({EMPTY_PILE}), got {top!r}")
+    for name, width in (("passed", NUM_RANKS), ("played", NUM_RANK_SLOTS)):
+        for seat, row in enumerate(getattr(state, name)):
+            if len(row) != width or not all(is_int(value) and 0 <= value <= INT16_MAX for value in row):
+                raise ValueError(f"state.{name}[{seat}] must be {width} counts in 0..{INT16_MAX}, got {row!r}")
+    if state.last_move is not None:
+        check_last_move(state.last_move, config)
+
+
+def is_card_of(config: RulesConfig, card) -> bool:
+    """Whether ``card`` is the code of a card these rules deal (a rank and suit within them, or a joker)."""
+    if not is_int(card) or not 0 <= card <= JOKER:
+        return False
+    if card == JOKER:
+        return config.jokers
+    return RANK_OF_CARD[card] < config.ranks and suit_of(card) < config.suits
+
+
+def check_last_move(last_move, config: RulesConfig) -> None:
+    """A state's ``last_move``: (seat, (kind, target), card code) within these rules."""
+    n = config.num_players
+    try:
+        seat, (kind, target), card = last_move
+    except (TypeError, ValueError):
+        raise ValueError(f"state.last_move must be None or (seat, (kind, target), card), got {last_move!r}") from None
+    if not (is_int(seat) and 0 <= seat < n and is_int(kind) and 0 <= kind < NUM_KINDS and is_int(target)
+            and 0 <= target < TARGET_PILE_OFFSET + n and is_card_of(config, card)):
+        raise ValueError(f"state.last_move {last_move!r} is out of range: a seat 0..{n - 1}, a kind "
+                         f"0..{NUM_KINDS - 1}, a target 0..{TARGET_PILE_OFFSET + n - 1} and a card of these rules")
+
+
 def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: int, *, state: "GameState") -> None:
     """Write a card-level `GameState` into slot ``b`` of a game's arrays (``params``, ``buffer``, ``current``).
 
@@ -361,6 +441,7 @@ def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: in
     compiled pass counts them into the slot. A state that does not fit these rules' slot (more cards in a
     place than it can hold) is refused before anything is written.
     """
+    check_state(state)
     lists = [*state.hands, state.table, *state.piles, state.deck]
     n, total = int(params[P_SEATS]), int(params[P_CARDS])
     if len(state.hands) != n or len(state.piles) != n:

@@ -46,12 +46,12 @@ def test_a_loaded_state_and_its_position_are_independent():
 
 def test_a_state_that_does_not_fit_the_rules_is_refused_before_loading():
     state = engine.start_game(preset("standard"), 3)
-    state.hands[0] = state.hands[0] + state.deck[:3]
+    state.hands[0], state.deck = state.hands[0] + state.deck[:3], state.deck[3:]
     with pytest.raises(ValueError, match="hand holds 7 cards; under these rules it holds at most 4"):
         engine.Position.of(state)
     too_many = engine.start_game(preset("standard"), 3)
     too_many.deck = too_many.deck * 2
-    with pytest.raises(ValueError, match="deck holds"):
+    with pytest.raises(ValueError, match="the state holds 92 cards; these rules deal 52"):
         engine.legal_moves(too_many)
 
 
