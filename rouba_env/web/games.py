@@ -230,6 +230,11 @@ class WebGame:
                             {"source": "web", "human_seat": self.human_seat, "game_id": self.game_id})
 
 
+WARM_UP_OPPONENT = "checkpoint:2p"
+"""The opponent of the server's throwaway first game (`GameStore.warm_up`): a network, so its kernels are
+compiled too."""
+
+
 class GameStore:
     """Games by id, with a time to live for idle games and a cap on how many are kept.
 
@@ -254,6 +259,20 @@ class GameStore:
         """Each game's randomness is spawned from this (``seed`` None: fresh entropy)."""
         self.games: dict[str, WebGame] = {}
         self.lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        """Play one throwaway game against the shipped 2-player network, the human taking the first legal
+        move each turn, and ask for its views: numba compiles (or loads) the engine, the views and the
+        network now, before the server answers anyone, so that no request waits on the compiler."""
+        rules, seat, _, specs, policies = self.check_new_game(
+            {"num_players": 2, "opponents": [WARM_UP_OPPONENT], "seed": 0})
+        game = WebGame("warm-up", rules, human_seat=seat, specs=specs, policies=policies,
+                       rng=np.random.default_rng(0), now=self.clock())
+        game.play_opponents()
+        while not game.table.over:
+            game.view(0)
+            game.play_human({"action": int(np.flatnonzero(game.table.mask(seat))[0])})
+        game.view(0)
 
     def expire(self) -> list[str]:
         """Forget games idle for longer than the time to live; their ids."""

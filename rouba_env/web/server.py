@@ -286,7 +286,8 @@ def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, replays: 
                 max_games: int = DEFAULT_MAX_GAMES, max_body: int = DEFAULT_MAX_BODY, quiet: bool = False,
                 store: GameStore | None = None, checkpoints: "str | Path | None" = None,
                 preselect: dict | None = None) -> RoubaServer:
-    """A bound, not yet serving server (port 0: any free port; see ``server.url``).
+    """A bound, not yet serving server (port 0: any free port; see ``server.url``), its engine warmed up by
+    a throwaway game (`GameStore.warm_up`), so that the first request does not wait on the compiler.
 
     ``preselect`` fills the page's new-game form (``opponents``, ``rules``, ``seat``, ``seed``);
     its opponents are checked now, with the words a new game would use.
@@ -297,6 +298,7 @@ def make_server(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, replays: 
     if preselect:  # what the form starts with must be a game the server would start
         opponents = preselect.get("opponents") or ["heuristic"]
         store.check_new_game({"num_players": len(opponents) + 1, **preselect, "opponents": opponents})
+    store.warm_up()
     return RoubaServer((host, port), store, replays=library, max_body=max_body, quiet=quiet, preselect=preselect)
 
 

@@ -599,7 +599,7 @@ def test_a_resumed_runs_summary_counts_every_sessions_evaluations_and_its_shorte
     """Periodic evaluations before a stop count in the final summary; a resume that changes total_steps is
     recorded there."""
     run = tmp_path / "run"
-    config = {**TINY, "total_steps": 1500, "eval_interval": 1, "eval_games": 2, "final_eval_games": 0}
+    config = {**TINY, "total_steps": 1500, "eval_interval": 1, "eval_games": 2000, "final_eval_games": 0}
     first = train(TrainConfig.of(run_dir=str(run), **{**config, "total_steps": 600}))
     assert first["seconds_periodic_evaluations"] > 0 and first["total_steps_asked"] == [600]
     final = train(TrainConfig.of(run_dir=str(run), **config), resume=True)

@@ -536,3 +536,20 @@ def test_other_methods_get_a_json_405(live_server, method):
     _, client = live_server()
     status, answer = client.call(method, "/api/games")
     assert status == 405 and f"method {method} is not served here" in answer["error"]
+
+
+def test_the_server_plays_a_throwaway_game_before_it_answers_and_keeps_nothing_of_it(monkeypatch):
+    """make_server warms the engine up with one whole game (so no request waits on the compiler); the game
+    is neither stored nor saved."""
+    from rouba_env.web import games
+    from rouba_env.web.server import make_server
+
+    played = []
+    original = games.WebGame.play_human
+    monkeypatch.setattr(games.WebGame, "play_human", lambda self, body: played.append(self.table.over)
+                        or original(self, body))
+    server = make_server(port=0, quiet=True)
+    try:
+        assert played and server.store.games == {}
+    finally:
+        server.server_close()
