@@ -35,11 +35,23 @@ class RowStreams:
                 raise TypeError(f"RowStreams needs numpy Generators, got {type(generator).__name__} at row {index}")
         self.generators = generators
         self._rows = np.arange(len(generators), dtype=np.int64)
-        interfaces = [generator.bit_generator.ctypes for generator in generators]
+        self._bind()
+
+    def _bind(self) -> None:
+        """The rows' bit generators as the compiled loop calls them: their states' addresses and their one
+        ``next_double`` (None where the rows' bit generators differ in kind: a Python loop then)."""
+        interfaces = [self.generators[row].bit_generator.ctypes for row in self._rows.tolist()]
         self._states = np.array([interface.state_address for interface in interfaces], dtype=np.uint64)
         functions = {ctypes.cast(interface.next_double, ctypes.c_void_p).value or 0 for interface in interfaces}
         self._next_double = _DOUBLE_OF_STATE(functions.pop()) if len(functions) == 1 and 0 not in functions else None
-        """One bit generator kind for every row (the compiled path), else None (a Python loop)."""
+
+    def __getstate__(self) -> dict:
+        """Pickled as its Generators and rows: addresses and function pointers belong to one process."""
+        return {"generators": self.generators, "rows": self._rows}
+
+    def __setstate__(self, state: dict) -> None:
+        self.generators, self._rows = state["generators"], state["rows"]
+        self._bind()
 
     def __len__(self) -> int:
         return len(self._rows)

@@ -19,8 +19,12 @@ import sys
 from pathlib import Path
 
 import rouba_env
+from rouba_env.evaluation.duplicate import MAX_GAMES
 from rouba_env.evaluation.stats import wilson_interval, win_shares
-from rouba_env.files import write_atomically
+from rouba_env.files import check_writable, write_atomically
+from rouba_env.players.registry import make_policy
+from rouba_env.rules.config import make_rules
+from rouba_env.rules.seeding import DEAL_SEED_BOUND
 
 
 def share_of(result, spec: str) -> tuple[float, int, int]:
@@ -66,8 +70,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--num-players must be within 2..8, got {bad}")
     if args.players[0] == args.players[1]:
         parser.error(f"--players must name two different specs, got {args.players[0]!r} twice")
-    if args.games < 2:
-        parser.error(f"--games must be at least 2 (one per lineup), got {args.games}")
+    if not 2 <= args.games <= MAX_GAMES:
+        parser.error(f"--games must be in 2..{MAX_GAMES:,} (one per lineup at least), got {args.games}")
+    if not 0 <= args.seed < DEAL_SEED_BOUND:
+        parser.error(f"--seed must be in 0..{DEAL_SEED_BOUND - 1}, got {args.seed}")
+    try:  # every table's rules and both players, before the first game
+        for n in args.num_players:
+            config = make_rules(args.rules, num_players=n)
+            for spec in args.players:
+                make_policy(spec, config)
+        if args.json is not None:
+            check_writable(args.json)
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
     first, second = args.players
     rows = []
     for n in args.num_players:

@@ -144,3 +144,27 @@ def test_the_api_page_documents_what_the_pages_and_examples_import():
         if not inspect.ismodule(value) and not is_documented(name, value, entries):
             missing.append(f"{where}: {module}.{name}")
     assert missing == [], f"imported by a page or example but absent from docs/api.md: {missing}"
+
+
+def test_every_method_the_examples_call_on_a_documented_class_has_a_docstring():
+    """A user reading an example finds each method it calls in the API reference, with words."""
+    import ast
+    import inspect
+
+    pytest.importorskip("ray")
+    pytest.importorskip("torch")
+    called = {node.func.attr for path in sorted((ROOT / "examples").glob("*.py"))
+              for node in ast.walk(ast.parse(path.read_text()))
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
+    missing = []
+    for _, value in api_page_entries():
+        if not inspect.isclass(value):
+            continue
+        for name in sorted(called):
+            owner = next((klass for klass in value.__mro__ if name in vars(klass)), None)
+            if name.startswith("_") or owner is None or not owner.__module__.startswith(("rouba_env", "rouba_training")):
+                continue
+            method = vars(owner)[name]
+            if callable(method) and not (getattr(method, "__doc__", None) or "").strip():
+                missing.append(f"{owner.__module__}.{owner.__name__}.{name}")
+    assert sorted(set(missing)) == [], f"methods the examples call without a docstring: {sorted(set(missing))}"

@@ -155,3 +155,14 @@ def test_a_symlink_to_a_missing_folder_is_refused_before_work(tmp_path):
     (tmp_path / "out").symlink_to(tmp_path / "missing")
     with pytest.raises(FileWriteError, match="symlink to a missing folder"):
         check_writable(tmp_path / "out", folder=True)
+
+
+@needs_root
+def test_the_benchmark_onto_a_full_device_says_so_in_one_line(tmp_path, capsys):
+    """The run's table is printed, then one error line (not a traceback) for the JSON that could not be written."""
+    from rouba_env.cli.benchmark import main
+
+    full = _made_device(tmp_path, "full", FULL_MINOR)
+    assert main(["--only", "aec_raw", "--quick", "--no-pin", "--json", str(full)]) == 2
+    out, err = capsys.readouterr()
+    assert "raw_env()" in out and err.strip().splitlines()[-1].startswith("error: cannot write")

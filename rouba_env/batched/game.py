@@ -204,8 +204,9 @@ class VectorGame:
 
     def _play_legal(self, slots: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """`step_slots` on slots and actions this game has checked (int64, in range, legal)."""
-        n_ended = kernels.step_slots(self._game(), slots, actions,
-                                     (self.obs, self.mask, self.rewards, self.done, self.final_scores, self._ended))
+        arrays = self.arrays
+        n_ended = kernels.step_slots(arrays.params, arrays.buffer, self.current, slots, actions, self.obs, self.mask,
+                                     self.rewards, self.done, self.final_scores, self._ended)
         ended = self._ended[:n_ended].copy()
         if n_ended and self.auto_reset:
             self._start_games(ended)
@@ -253,7 +254,9 @@ class VectorGame:
         self.deal_seeds[slots] = 0
         self.done[slots] = False
         self.rewards[slots] = 0.0
-        kernels.deal_games(self._game(), slots, orders, (self._deck_ranks, self._deck_cards), (self.obs, self.mask))
+        arrays = self.arrays
+        kernels.deal_games(arrays.params, arrays.buffer, self.current, slots, orders, self._deck_ranks,
+                           self._deck_cards, self.obs, self.mask)
         self._started = True
 
     def children(self, parents: np.ndarray, actions: np.ndarray) -> "VectorGame":
@@ -405,14 +408,14 @@ class VectorGame:
             out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
         elif out.shape != (self.batch_size, self.obs_size) or out.dtype != np.float32:
             raise ValueError(f"out must be float32[{self.batch_size}, {self.obs_size}]")
-        kernels.observe_slot_seats(self._game(), self._slots, seats, out)
+        kernels.observe_slot_seats(self.arrays.params, self.arrays.buffer, self.current, self._slots, seats, out)
         return out
 
     def observe_slots(self, slots, seats) -> np.ndarray:
         """float32[K, D]: row ``i`` is slot ``slots[i]`` seen from absolute seat ``seats[i]`` (as `observe`)."""
         slots, seats = self._as_slots_and_seats(slots, seats)
         out = np.empty((len(slots), self.obs_size), dtype=np.float32)
-        kernels.observe_slot_seats(self._game(), slots, seats, out)
+        kernels.observe_slot_seats(self.arrays.params, self.arrays.buffer, self.current, slots, seats, out)
         return out
 
     def hidden(self, slots, seats) -> np.ndarray:
@@ -422,7 +425,7 @@ class VectorGame:
         """
         slots, seats = self._as_slots_and_seats(slots, seats)
         out = np.empty((len(slots), self.hidden_size), dtype=np.float32)
-        kernels.hidden_of_slots(self._game(), slots, seats, out)
+        kernels.hidden_of_slots(self.arrays.params, self.arrays.buffer, self.current, slots, seats, out)
         return out
 
     def random_actions(self, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
@@ -498,11 +501,13 @@ class VectorGame:
 
     def observe_one(self, slot: int, seat: int) -> np.ndarray:
         """float32[D]: slot ``slot`` seen from absolute seat ``seat``."""
-        if not (is_int(slot) and 0 <= slot < self.batch_size and is_int(seat) and 0 <= seat < self.num_players):
+        if not (type(slot) is int and type(seat) is int and 0 <= slot < self.batch_size  # the fast path: ints
+                and 0 <= seat < self.num_players) and not (is_int(slot) and 0 <= slot < self.batch_size
+                                                           and is_int(seat) and 0 <= seat < self.num_players):
             raise ValueError(f"observe_one takes a slot 0..{self.batch_size - 1} and a seat 0..{self.num_players - 1}, "
                              f"got slot {slot!r} and seat {seat!r}")
         out = np.empty(self.obs_size, dtype=np.float32)
-        kernels.observe_one(self._game(), slot, seat, out)
+        kernels.observe_one(self.arrays.params, self.arrays.buffer, self.current, slot, seat, out)
         return out
 
     def slot_player(self, slot: int) -> Callable[[int], int]:
@@ -510,20 +515,22 @@ class VectorGame:
         position after it (``obs``, ``mask``). It returns the seat to act next, -1 if the game ended, or
         `NOT_PLAYED` (the action is not legal now: nothing changed). It leaves ``rewards``,
         ``final_scores`` and ``done`` alone: a table of one game calls it every move."""
-        return partial(kernels.play_if_legal, self._game(), slot, (self.obs[slot], self.mask[slot]))
+        a = self.arrays
+        return partial(kernels.play_if_legal, a.params, a.buffer, self.current, slot, self.obs[slot], self.mask[slot])
 
     def slot_dealer(self, slot: int) -> Callable[[int], None]:
         """A function that starts the game of a deal seed (an int in [0, 2**63), not checked: the caller
         checks it) in ``slot`` and shows it, as `deal` does for one slot in one compiled call: a table of
         one game calls it every game."""
-        deal, game, deck = kernels.deal_slot, self._game(), (self._deck_ranks, self._deck_cards)
-        shown = (self.obs[slot], self.mask[slot])
+        a = self.arrays
+        deal, params, buffer, current = kernels.deal_slot, a.params, a.buffer, self.current
+        deck_ranks, deck_cards, obs, mask = self._deck_ranks, self._deck_cards, self.obs[slot], self.mask[slot]
 
         def deal_in_slot(deal_seed: int) -> None:
             self.deal_seeds[slot] = deal_seed
             self.done[slot] = False
             self.rewards[slot] = 0.0
-            deal(game, slot, np.uint64(deal_seed), deck, shown)
+            deal(params, buffer, current, slot, np.uint64(deal_seed), deck_ranks, deck_cards, obs, mask)
             self._started = True
         return deal_in_slot
 
@@ -559,12 +566,9 @@ class VectorGame:
 
     def _deal(self, slots: np.ndarray, seeds: np.ndarray) -> None:
         orders = shuffle_order(seeds, self.total_cards)
-        kernels.deal_games(self._game(), np.ascontiguousarray(slots, dtype=np.int64), orders,
-                           (self._deck_ranks, self._deck_cards), (self.obs, self.mask))
+        arrays = self.arrays
+        kernels.deal_games(arrays.params, arrays.buffer, self.current, np.ascontiguousarray(slots, dtype=np.int64),
+                           orders, self._deck_ranks, self._deck_cards, self.obs, self.mask)
 
     def _refresh_all(self) -> None:
-        kernels.refresh_all(self._game(), (self.obs, self.mask))
-
-    def _game(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The game as the kernels take it: (parameters, buffer, seats to act)."""
-        return self.arrays.params, self.arrays.buffer, self.current
+        kernels.refresh_all(self.arrays.params, self.arrays.buffer, self.current, self.obs, self.mask)

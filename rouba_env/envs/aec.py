@@ -100,6 +100,7 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game (``seed``: its deal and the seated players' randomness; None: fresh entropy)."""
         seed = as_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -130,6 +131,8 @@ class raw_env(AECEnv):
         return self.table.full_state()
 
     def step(self, action) -> None:
+        """Play the selected agent's ``action`` (None for an agent whose game is over); an illegal one
+        follows ``illegal_action``."""
         if not self.agents:  # before the first reset, or every agent has stepped out of a finished game
             self.table.require_started("step()")
             raise RuntimeError("the game is over and every agent has stepped out; call reset()")
@@ -162,6 +165,7 @@ class raw_env(AECEnv):
         return render_as(self.render_mode, state, None if self.render_mode == "rgb_array" else state.current)
 
     def close(self) -> None:
+        """Nothing to release (PettingZoo's interface)."""
         pass
 
 
@@ -202,10 +206,12 @@ class OrderEnforcing(wrappers.BaseWrapper):
             raise RuntimeError(f"call reset() before {call}()")
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game (``seed``: its deal and the seated players' randomness; None: fresh entropy)."""
         self.dealt = self.moved = True
         self.env.reset(seed=seed, options=options)
 
     def agent_iter(self, max_iter: int = 2**63):
+        """The agents in turn, as PettingZoo's ``agent_iter`` (after `reset`)."""
         self._require_reset("agent_iter")
         return AgentIterator(self, max_iter)
 
@@ -224,6 +230,7 @@ class OrderEnforcing(wrappers.BaseWrapper):
         return self.env.state()
 
     def render(self):
+        """The game from the current agent's seat, as the wrapped env renders it (after `reset`)."""
         self._require_reset("render")
         return self.env.render()
 

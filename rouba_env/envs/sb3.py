@@ -47,6 +47,7 @@ class RoubaSB3VecEnv(VecEnv):
         self._actions: np.ndarray | None = None
 
     def reset(self):
+        """Deal every game (seeded by `seed` if it was called); the observations."""
         seeds = self._seeds if any(seed is not None for seed in self._seeds) else None
         obs, info = self.vector.reset(seed=seeds)
         self._reset_seeds()
@@ -84,6 +85,7 @@ class RoubaSB3VecEnv(VecEnv):
         return self.vector.action_masks()
 
     def close(self) -> None:
+        """Close the vector environment underneath."""
         self.vector.close()
 
     def _targets(self, indices) -> list[int]:

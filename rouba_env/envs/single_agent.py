@@ -87,6 +87,7 @@ class LegalDiscrete(spaces.Discrete):
         self._legal_mask = legal_mask
 
     def sample(self, mask=None, probability=None):
+        """A random action: a legal one of the current state when no ``mask`` or ``probability`` is given."""
         if mask is None and probability is None:
             current = self._legal_mask()
             if current is not None and current.any():
@@ -193,6 +194,8 @@ class SingleAgentEnv(gymnasium.Env):
         return info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Observation, dict[str, Any]]:
+        """Deal a new game, draw the learner's seat and line-up, and play the opponents up to the learner's
+        first turn; (observation, info with the mask)."""
         check_reset_options(options)
         super().reset(seed=as_seed(seed))
         rng = self.np_random
@@ -207,6 +210,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), self._info()
 
     def step(self, action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action``, then the opponents up to its next turn or the end; Gymnasium's
+        five-tuple, the reward the learner's final one (0 before the end)."""
         table = self.table
         if not table.started:
             table.require_started("step()")

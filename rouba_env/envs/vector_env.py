@@ -236,6 +236,8 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         return [None if s is None else int(s) for s in seeds]
 
     def step(self, actions) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play each game's learner action, then its opponents up to the learner's next turn; finished games
+        reset as ``autoreset_mode`` says. Gymnasium's five-tuple of batches."""
         if self._streams is None:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)

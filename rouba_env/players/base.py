@@ -102,6 +102,7 @@ class BasePolicy:
         return obs, legal
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """One action index for one observation and its legal-action mask (`act_batch` on a batch of one)."""
         self.check_generator(rng)
         obs, mask = np.asarray(obs), np.asarray(mask)
         if obs.ndim != 1 or mask.ndim != 1:

@@ -313,6 +313,7 @@ class ExpertPolicy(BasePolicy):
                              margin_weight=self.margin_weight, node_limit=self.endgame_nodes)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The move the search values most for this observation (see the class docstring)."""
         self.check_generator(rng)
         obs, legal = self.checked(obs, mask)
         obs, legal = obs[0], np.flatnonzero(legal[0])

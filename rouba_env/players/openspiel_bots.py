@@ -49,6 +49,7 @@ class OpenSpielPolicy(BasePolicy):
         self.game = pyspiel.load_game(GAME_NAME, {"num_players": rules.num_players, "rules": preset})
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The move OpenSpiel's search picks for this observation (see the class docstring)."""
         from open_spiel.python.algorithms import ismcts, mcts
 
         self.check_generator(rng)

@@ -220,6 +220,7 @@ class SearchPolicy(BasePolicy):
         return [pool[index] for index in picks]
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The move the search values most for this observation (see the class docstring)."""
         self.check_generator(rng)
         obs, legal = self.checked(obs, mask)
         obs, legal = obs[0], np.flatnonzero(legal[0])

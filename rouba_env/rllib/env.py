@@ -74,6 +74,7 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
                 ACTION_MASK: self.table.mask(seat).astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new game; the observation and info of the agent to act (RLlib's multi-agent interface)."""
         seed = as_seed(seed)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
@@ -81,6 +82,8 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
         return {agent_id(self.table.current): self._observe(self.table.current)}, {}
 
     def step(self, action_dict: dict):
+        """Play the acting agent's action from ``action_dict``; RLlib's five dicts, the next agent's
+        observation in them."""
         table = self.table
         if not table.started or table.over:
             raise RuntimeError("step() called before reset() or after the game ended; call reset()")

@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 import rouba_env  # noqa: F401  (registers RoubaMonte-v0)
 from rouba_env import SingleAgentEnv
-from rouba_env.envs.vector_env import RoubaVectorEnv
+from rouba_env.envs.vector_env import RoubaVectorEnv, make_vector_env
 from rouba_env.table import IllegalActionWarning
 
 STEPS = 120
@@ -354,3 +354,19 @@ def test_gymnasiums_vector_video_recorder_records_the_batched_env(tmp_path):
         obs, rewards, terminated, truncated, info = vector.step(masked_actions(info["action_mask"], rng))
     vector.close()
     assert [path.suffix for path in tmp_path.iterdir()] == [".mp4"]
+
+
+def test_a_vector_env_pickled_after_reset_plays_on_as_the_original():
+    """Its per-game random streams pickle as their Generators (not as one process's addresses)."""
+    import pickle
+
+    env = make_vector_env(3, opponents="random", rules="small")
+    _, info = env.reset(seed=5)
+    copy = pickle.loads(pickle.dumps(env))
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in info["action_mask"]])
+        obs, rewards, _, _, info = env.step(actions)
+        copied_obs, copied_rewards, _, _, copied_info = copy.step(actions)
+        assert np.array_equal(obs, copied_obs) and np.array_equal(rewards, copied_rewards)
+        assert np.array_equal(info["action_mask"], copied_info["action_mask"])

@@ -131,6 +131,23 @@ def test_ab_train_speed_times_the_default_recipe():
     assert refused.returncode == 2 and "--repeats must be at least 1, got 0" in refused.stderr
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--rules", "poker"], "unknown rules preset 'poker'"),
+    (["--players", "heuristic", "wizard"], "unknown player 'wizard'"),
+    (["--seed", "-1"], "--seed must be in 0.."),
+    (["--games", str(10**12)], "--games must be in 2..1,000,000"),
+    (["--num-players", "9"], "--num-players must be within 2..8"),
+    (["--json", "/proc/no/such/folder/x.json"], "cannot write"),
+])
+def test_head_to_head_seats_refuses_bad_arguments_in_one_line(argv, message):
+    players = [] if "--players" in argv else ["--players", "heuristic", "random"]
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "head_to_head_seats.py"), *players, *argv,
+                             "--num-players", "2"] if "--num-players" not in argv else
+                            [sys.executable, str(ROOT / "scripts" / "head_to_head_seats.py"), *players, *argv],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
 def test_head_to_head_seats_pools_both_lineups(tmp_path):
     """At 3 seats both lineups play (2 seats, then 1); at 2 seats one does; the pooled share is their
     games' mean."""

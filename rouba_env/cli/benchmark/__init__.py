@@ -206,7 +206,11 @@ def main(argv=None, extra_sections: dict[str, Callable] | None = None) -> int:
     print(f"\n({where}, {args.load} busy process(es), numpy {data['machine']['numpy']}, "
           f"numba {data['machine']['numba']})")
     if args.json is not None:
-        write_json_atomically(args.json, data)
+        try:
+            write_json_atomically(args.json, data)
+        except OSError as error:  # the disk filled up, say, during the run: the table above is kept
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         print(f"results: {args.json}")
     return 0
 
