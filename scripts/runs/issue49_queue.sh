@@ -4,7 +4,12 @@
 # read from each run's eval.csv); the scripted players' exact NashConv on medium; CFR+ and MMD by iterations.
 # One after another on one core; safe to start again after a stop (a run folder with a checkpoint is carried on
 # with --resume; a finished run ends at once; a written solver file is skipped).
-# Usage: scripts/runs/issue49_queue.sh [ROW ...]   (no argument: every row below, in order)
+# Usage: scripts/runs/issue49_queue.sh [ROW ...]   (no argument: every row of ORDER below, in order)
+# Run it from a detached worktree so that edits to the main tree do not change a run under way, e.g.
+#   git worktree add --detach ../wt HEAD && cd ../wt && PYTHONPATH=<folder linking rouba_env and rouba_training
+#   to this tree> taskset -c 1 nohup bash scripts/runs/issue49_queue.sh > ../queue.log 2>&1 &
+# and copy each finished run's eval.csv, final_eval.json and metrics.csv back (its checkpoint.pt too while it
+# is to be resumed); the table then comes from python scripts/exact_table.py.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/runs
@@ -46,7 +51,7 @@ for deck in mini small; do
   done
 done
 ORDER=(solver_medium medium_default medium_pool medium_default_seed2 medium_pool_seed2 medium_default_seed3
-       medium_pool_seed3 solver_mini solver_small exploitability_medium
+       medium_pool_seed3 exploitability_medium solver_mini solver_small medium_3M_nomagnet medium_3M_epochs8
        mini_default_10M mini_default_10M_seed2 mini_default_10M_seed3 small_default_10M small_default_10M_seed2
        small_default_10M_seed3 mini_pool_10M mini_pool_10M_seed2 mini_pool_10M_seed3 small_pool_10M
        small_pool_10M_seed2 small_pool_10M_seed3 exploitability_medium_expert)
@@ -67,6 +72,7 @@ for row in "${ORDER[@]}"; do
     continue
   fi
   dir=$RUNS/$row
+  [ -f "$dir/final_eval.json" ] && { echo "=== $row: done"; continue; }  # finished (its results kept in git)
   if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
   echo "=== $row $(date -u +%FT%TZ)"
   # shellcheck disable=SC2086
