@@ -203,3 +203,12 @@ def test_solver_scale_measures_the_tree_cfr_and_mmd(tmp_path):
     assert report["cfr"][-1]["nash_conv"] < report["cfr"][0]["nash_conv"]
     assert [point["iterations"] for point in report["mmd"]] == [1, 2, 5, 10]
     assert report["mmd"][-1]["nash_conv"] < report["mmd"][0]["nash_conv"]
+
+
+def test_refusal_time_runs_every_bad_call_and_checks_it_is_refused(tmp_path):
+    out = tmp_path / "refusal.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "refusal_time.py"), "--repeats", "1", "--json",
+                             str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert len(rows) == 5 and all(len(row["runs"]) == 1 for row in rows.values())
