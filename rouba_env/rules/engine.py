@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from rouba_env.checks import is_int
-from rouba_env.rules.cards import JOKER, NUM_RANKS, RANK_OF_CARD, suit_of
+from rouba_env.rules.cards import JOKER, NUM_RANKS, NUM_SUITS, RANK_OF_CARD, suit_of
 from rouba_env.rules.config import MAX_PLAYERS, RulesConfig
 from rouba_env.rules.buffers import (
     P_CARDS, P_HAND_CARDS, P_SEATS, P_TRACKED, GameArrays, SlotLayout, game_of,
@@ -392,12 +392,13 @@ def check_state(state: "GameState") -> None:
     places = {f"hands[{seat}]": hand for seat, hand in enumerate(state.hands)}
     places.update({"table": state.table, "deck": state.deck})
     places.update({f"piles[{seat}]": pile for seat, pile in enumerate(state.piles)})
-    count = 0
-    for place, cards in places.items():
-        for card in cards:
-            if not is_card_of(config, card):
-                raise ValueError(f"state.{place} holds {card!r}, which is no card code of these rules")
-        count += len(cards)
+    codes = set(chain.from_iterable(places.values()))
+    if not (set(map(type, codes)) <= {int} and all_cards_of(config, codes)):
+        for place, cards in places.items():  # the slow path only names the culprit (numpy ints pass here)
+            for card in cards:
+                if not is_card_of(config, card):
+                    raise ValueError(f"state.{place} holds {card!r}, which is no card code of these rules")
+    count = sum(map(len, places.values()))
     if count > config.total_cards:
         raise ValueError(f"the state holds {count} cards; these rules deal {config.total_cards}")
     for seat, top in enumerate(state.pile_tops):
@@ -406,10 +407,20 @@ def check_state(state: "GameState") -> None:
                              f"({EMPTY_PILE}), got {top!r}")
     for name, width in (("passed", NUM_RANKS), ("played", NUM_RANK_SLOTS)):
         for seat, row in enumerate(getattr(state, name)):
-            if len(row) != width or not all(is_int(value) and 0 <= value <= INT16_MAX for value in row):
+            if len(row) != width or not (set(map(type, row)) <= {int} and 0 <= min(row) <= max(row) <= INT16_MAX
+                                         or all(is_int(value) and 0 <= value <= INT16_MAX for value in row)):
                 raise ValueError(f"state.{name}[{seat}] must be {width} counts in 0..{INT16_MAX}, got {row!r}")
     if state.last_move is not None:
         check_last_move(state.last_move, config)
+
+
+def all_cards_of(config: RulesConfig, codes: set[int]) -> bool:
+    """Whether every int of ``codes`` is the code of a card these rules deal (quick for full decks)."""
+    if not codes:
+        return True
+    if config.ranks == NUM_RANKS and config.suits == NUM_SUITS:
+        return min(codes) >= 0 and max(codes) <= (JOKER if config.jokers else JOKER - 1)
+    return codes <= set(config.unshuffled_deck())
 
 
 def is_card_of(config: RulesConfig, card) -> bool:
