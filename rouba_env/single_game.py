@@ -63,10 +63,14 @@ class SingleGame:
         self.actions, self.encoder = self.table.actions, self.table.encoder
         self._before_move: MoveHook | None = None
         self._after_move: MoveHook | None = None
+        self._started = False
+        self._fast = False
+        """An outside caller's int action may take the compiled one-move path: a game is dealt and no illegal
+        action ended it, and no hook listens. Kept as a plain bool (read every move, cheaper than the
+        offender array), updated wherever one of them changes."""
         self.before_move, self.after_move = before_move, after_move
         if seats is not None:
             self.seat(seats)
-        self._started = False
         self._position: engine.GameState | None = None
         self._position_turn = -1
         self._bind_game()
@@ -76,9 +80,6 @@ class SingleGame:
         self._obs, self._mask, self._current = self.game.obs[0], self.game.mask[0], self.game.current
         self._offender = self.table.offender
         self._play_move = self.game.slot_player(0)
-        self._num_actions = self.game.num_actions
-        """The fast path takes an int in 0..num_actions-1 (the compiled kernel takes no wider integer); any other
-        value goes to the table's illegal-action path."""
         self._deal_game = self.game.slot_dealer(0)
 
     def __getstate__(self) -> dict:
@@ -112,6 +113,7 @@ class SingleGame:
     def before_move(self, hook: MoveHook | None) -> None:
         self._before_move = hook
         self.table.before_move = None if hook is None else _one_move(hook)
+        self._update_fast_path()
 
     @property
     def after_move(self) -> MoveHook | None:
@@ -121,6 +123,11 @@ class SingleGame:
     def after_move(self, hook: MoveHook | None) -> None:
         self._after_move = hook
         self.table.after_move = None if hook is None else _one_move(hook)
+        self._update_fast_path()
+
+    def _update_fast_path(self) -> None:
+        self._fast = (self._started and self._offender[0] < 0 and self._before_move is None
+                      and self._after_move is None)
 
     # ------------------------------------------------------------ seating and dealing
 
@@ -175,6 +182,7 @@ class SingleGame:
         self.table.mark_dealt(ONE_GAME)
         self._started = True
         self._position_turn = -1
+        self._update_fast_path()
 
     # ------------------------------------------------------------ state
 
@@ -226,7 +234,7 @@ class SingleGame:
 
     def view(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """(`observation`, `mask`) of ``seat``: what an environment hands the seat, in one call."""
-        if type(seat) is int and self._started and self._offender[0] < 0 and seat == self._current[0]:
+        if type(seat) is int and self._fast and seat == self._current[0]:
             return self._obs.copy(), self._mask.copy()
         return self.observation(seat), self.mask(seat)
 
@@ -249,11 +257,15 @@ class SingleGame:
         """
         if not self._started:
             raise not_started("step()")
-        if (type(action) is int and 0 <= action < self._num_actions and self._offender[0] < 0
-                and self._before_move is None and self._after_move is None):
-            if self._play_move(action) != NOT_PLAYED:  # the rules core checked it against the mask and played it
+        if type(action) is int and self._fast:
+            try:
+                seat = self._play_move(action)  # the rules core checks it against the mask and plays it
+            except OverflowError:  # wider than the kernel's int64: the table's illegal-action path says so
+                seat = NOT_PLAYED
+            if seat != NOT_PLAYED:
                 return True
         self.table.play(ONE_GAME, _one_action(action), who, stacklevel=3)
+        self._update_fast_path()
         return bool(self._offender[0] < 0)
 
     def move(self, action, who: str) -> int:
@@ -261,12 +273,15 @@ class SingleGame:
         an illegal action (``offender`` then names the seat). An environment's step, in one call."""
         if not self._started:
             raise not_started("step()")
-        if (type(action) is int and 0 <= action < self._num_actions and self._offender[0] < 0
-                and self._before_move is None and self._after_move is None):
-            seat = self._play_move(action)  # the rules core checks it against the mask and plays it
+        if type(action) is int and self._fast:
+            try:
+                seat = self._play_move(action)  # the rules core checks it against the mask and plays it
+            except OverflowError:  # wider than the kernel's int64: the table's illegal-action path says so
+                seat = NOT_PLAYED
             if seat != NOT_PLAYED:
                 return seat
         self.table.play(ONE_GAME, _one_action(action), who, stacklevel=3)
+        self._update_fast_path()
         return self.current
 
     def play_seated(self, rng: np.random.Generator) -> None:
@@ -281,14 +296,16 @@ class SingleGame:
 
     def final_rewards(self) -> list[float]:
         """Each seat's reward once the game is over (the illegal-action penalty when one ended it)."""
-        rewards = np.array([scoring.final_rewards(self.reward_mode, self.scores(), self.rules.total_cards)])
-        return penalized(rewards, self._offender, self.illegal_reward)[0].tolist()
+        rewards = scoring.final_rewards(self.reward_mode, self.scores(), self.rules.total_cards)
+        if self._offender[0] < 0:
+            return rewards
+        return penalized(np.array([rewards]), self._offender, self.illegal_reward)[0].tolist()
 
     def scores(self) -> list[int]:
         """Cards in each seat's pile now (the final scores once the game is over)."""
         if not self._started:
             raise not_started("reading scores")
-        return self.game.scores()[0].tolist()
+        return self.game.arrays.pile[0].tolist()  # the one game's row (`VectorGame.scores` copies every row)
 
 
 def _one_move(hook: MoveHook) -> BatchMoveHook:

@@ -99,6 +99,26 @@ def test_move_answers_the_seat_to_act_next_as_play_and_current_would(hooked):
     assert lenient.offender == offender and lenient.over
 
 
+def test_hooks_set_or_removed_mid_game_and_a_new_deal_after_an_illegal_end_take_effect_at_once():
+    """The one-move fast path is taken only while no hook listens and no illegal action ended the game: a hook
+    set mid-game hears the next move, a removed one no more, and a new deal after an illegal end plays on."""
+    rules = preset("standard")
+    table, heard = SingleGame(rules), []
+    table.start_deal(7)
+    table.play(table.legal_actions()[0], who="me")
+    table.after_move = lambda seat, action: heard.append(action)
+    first = table.legal_actions()[-1]
+    assert table.play(first, who="me") and heard == [first]
+    table.after_move = None
+    table.play(table.legal_actions()[0], who="me")
+    assert heard == [first]
+    with pytest.warns(IllegalActionWarning):
+        assert table.move(2**70, who="me") == engine.NO_SEAT
+    assert table.over and table.legal_actions() == [] and table.view(0)[1].sum() == 0
+    table.start_deal(7)
+    assert table.offender is None and table.move(table.legal_actions()[0], who="me") == table.current
+    assert table.state.turn == 1
+
 def test_seats_must_match_the_table_size():
     rules = preset("standard", num_players=3)
     with pytest.raises(ValueError, match="3-player table needs 3 seats"):

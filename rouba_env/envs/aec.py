@@ -237,7 +237,8 @@ class OrderEnforcing(wrappers.BaseWrapper):
     def step(self, action) -> None:
         """Play ``action`` for the agent to act. Once every agent is done, a step only logs PettingZoo's
         warning and plays nothing, as PettingZoo's wrapper does (the raw env raises)."""
-        self._require_reset("step")
+        if not self.dealt:  # `_require_reset`, inline: every step passes here
+            raise RuntimeError("call reset() before step()")
         self.moved = True
         if not self.env.agents:
             EnvLogger.warn_step_after_terminated_truncated()
