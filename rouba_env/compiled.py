@@ -1,29 +1,61 @@
-"""The one line a user sees while the package's compiled code is built: once per machine, never from a warm cache.
+"""The package's compiled code, built once per installation, and the one line a user sees while it is built.
 
-numba compiles the batched engine and the networks' kernels at their first
-call and keeps the machine code on disk (``cache=True``). Building it takes
-the better part of a minute, during which a command would otherwise sit
-silent. numba tells its listeners when it compiles (never when it loads from
-its cache), so the notice below goes to standard error at the first compile
-of one of our functions in a process, from every command and environment.
+numba compiles a function at its first call and keeps the machine code on disk (``cache=True``). Left to
+itself, a fresh installation would compile the engine in one process, the network players in the next
+and the solver in a third, each time in the middle of someone's work. So the first table or game tree of
+an installation calls `ensure_compiled`, which runs the registered warm-up (`rouba_env.warm_up`: every
+compiled path once, on tiny games) and leaves a marker beside numba's cache; later processes find the
+marker and load each kernel from the cache at its first call. The marker names the files of compiled
+code (their sizes and times), numba's and Python's versions: an edited or upgraded installation is warmed again.
+
+While numba compiles one of our functions, a line goes to standard error (numba tells its listeners when
+it compiles, never when it loads from its cache): `WARM_UP_NOTICE` during the warm-up, `COMPILE_NOTICE`
+at any other compile of ours in a process.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
+from pathlib import Path
+from typing import Callable
 
+import numba
 import numba.core.event
 
-COMPILE_NOTICE = ("rouba_env: compiling the batched engine and the network kernels, once per machine "
-                  "(about a minute); later runs start at once")
+from rouba_env.files import FileWriteError, write_atomically
+from rouba_env.rules import core
+
+WARM_UP_NOTICE = ("rouba_env: compiling all of its compiled code (rules engine, encoders, players, exact solver) "
+                  "once for this installation: up to a minute or two; later processes load it from "
+                  "numba's cache")
+COMPILE_NOTICE = ("rouba_env: compiling code that numba's cache does not hold yet (a few seconds); later "
+                  "processes load it from the cache")
 PACKAGE_PREFIX = "rouba_env."
+PACKAGE_DIR = Path(__file__).resolve().parent
+COMPILED_MODULES = (
+    "batched/kernels.py", "encoding/masks.py", "encoding/observation.py", "players/base.py", "players/dense.py",
+    "players/network.py", "rules/buffers.py", "rules/core.py", "rules/engine.py", "rules/seeding.py",
+    "solve/game_tree.py", "solve/passes.py", "streams.py",
+)
+"""The package's files that hold numba functions (a test keeps the list whole): what numba's cache depends on."""
+WARM_UP_MODULE = "warm_up.py"
+"""The warm-up's own file: a path added to it warms an installation again."""
+MARKER_PREFIX = "rouba_env-compiled-"
+"""Name of the marker file beside numba's cache of the rules core, followed by the installation's fingerprint."""
 
 
 class CompileNotice(numba.core.event.Listener):
-    """Writes `COMPILE_NOTICE` to standard error when numba first compiles a function of this package."""
+    """Writes one line to standard error when numba first compiles a function of this package in a process:
+    `WARM_UP_NOTICE` while `warming`, `COMPILE_NOTICE` otherwise."""
 
     def __init__(self) -> None:
         self.told = False
+        self.warming = False
+        """`ensure_compiled` is running the warm-up in this process."""
+        self.warm_up: Callable[[], None] | None = None
+        """The registered warm-up (`register_warm_up`)."""
 
     def on_start(self, event: numba.core.event.Event) -> None:
         if self.told:
@@ -32,7 +64,7 @@ class CompileNotice(numba.core.event.Listener):
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
         if module.startswith(PACKAGE_PREFIX):
             self.told = True
-            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+            print(WARM_UP_NOTICE if self.warming else COMPILE_NOTICE, file=sys.stderr, flush=True)
 
     def on_end(self, event: numba.core.event.Event) -> None:
         pass
@@ -40,3 +72,54 @@ class CompileNotice(numba.core.event.Listener):
 
 NOTICE = CompileNotice()
 numba.core.event.register("numba:compile", NOTICE)
+
+
+def register_warm_up(warm_up: Callable[[], None]) -> None:
+    """The function `ensure_compiled` runs on a cold installation (`rouba_env.warm_up.warm_up`, registered
+    by the package's ``__init__``, which sits above every layer that warm-up touches)."""
+    NOTICE.warm_up = warm_up
+
+
+def fingerprint() -> str:
+    """The installation as numba's cache sees it: each `COMPILED_MODULES` file's size and time (and the
+    warm-up's), numba's and Python's versions (16 hex digits)."""
+    digest = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
+    for name in COMPILED_MODULES + (WARM_UP_MODULE,):
+        info = os.stat(PACKAGE_DIR / name)
+        digest.update(f"{name} {info.st_size} {info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def cache_folder() -> Path:
+    """Where numba keeps the rules core's compiled code (beside the sources, or under ``NUMBA_CACHE_DIR``)."""
+    return Path(getattr(core.play_move, "_cache")._cache_path)  # numba's own record of where it caches
+
+
+def marker_path() -> Path:
+    """The marker `ensure_compiled` leaves once the installation's code is compiled."""
+    return cache_folder() / f"{MARKER_PREFIX}{fingerprint()}"
+
+
+def ensure_compiled() -> None:
+    """Compile (or load) every kernel of the package now if this installation has not done it yet.
+
+    Called where a table or a game tree is made, so that a command or an environment never stops in the
+    middle of a game to compile. A no-op inside the warm-up itself, and where numba cannot keep a cache (a
+    read-only installation without ``NUMBA_CACHE_DIR``: each kernel is then compiled at its first call).
+    """
+    if NOTICE.warming or NOTICE.warm_up is None:
+        return
+    marker = marker_path()
+    if marker.exists() or not os.access(marker.parent if marker.parent.exists() else marker.parent.parent, os.W_OK):
+        return
+    NOTICE.warming = True
+    try:
+        NOTICE.warm_up()
+    finally:
+        NOTICE.warming = False
+    for old in marker.parent.glob(f"{MARKER_PREFIX}*"):  # an earlier version's marker
+        old.unlink(missing_ok=True)
+    try:
+        write_atomically(marker, "compiled\n")
+    except FileWriteError:
+        pass  # numba's cache folder went away or filled up: the next process warms up again

@@ -40,6 +40,7 @@ except ImportError as error:  # pragma: no cover (the extra's message)
     raise ImportError(f"rouba_env.openspiel needs the openspiel extra ({error.name} is missing): "
                       f"{install_hint('openspiel')}") from error
 
+from rouba_env.compiled import ensure_compiled
 from rouba_env.checks import check_number, is_int, shown
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
@@ -126,6 +127,7 @@ class RoubaMonteGame(pyspiel.Game):
         params = {**DEFAULT_PARAMETERS, **(params or {})}
         self.setup = GameSetup(params)
         self.rules = self.setup.rules
+        ensure_compiled()
         cards = self.rules.total_cards
         info = pyspiel.GameInfo(
             num_distinct_actions=self.setup.actions.size,

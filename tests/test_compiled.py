@@ -1,15 +1,29 @@
-"""The one line on standard error while numba first compiles the package's code, and silence from a warm cache."""
+"""The package's compiled code built once per installation (`rouba_env.compiled`): one line on standard error
+while it is built, and silence from every later process, whatever it runs."""
 
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from rouba_env.compiled import COMPILE_NOTICE, CompileNotice
+import rouba_env
+from rouba_env.compiled import (
+    COMPILE_NOTICE, COMPILED_MODULES, MARKER_PREFIX, PACKAGE_DIR, WARM_UP_NOTICE, CompileNotice, ensure_compiled,
+    marker_path,
+)
 
 USE_A_KERNEL = "import numpy as np; from rouba_env.players.dense import dense; dense(np.ones((2, 3)), np.ones((3, 4)))"
+WARM_UP = "import rouba_env.compiled as c; c.ensure_compiled()"
+ENTRY_POINTS = [  # two different paths through the package, each in a fresh process
+    [sys.executable, "-c", "import rouba_env; print(rouba_env.evaluate(['checkpoint:2p', 'expert:samples=2'], "
+                           "games=2).format_table())"],
+    [sys.executable, "-m", "rouba_env.cli.exploitability", "--rules", "mini", "--players", "heuristic"],
+]
+NOTICES = (WARM_UP_NOTICE, COMPILE_NOTICE)
 
 
 def event(module: str):
@@ -23,10 +37,58 @@ def test_the_notice_names_only_our_functions_and_only_once(capsys):
     notice.on_start(event("rouba_env.batched.kernels"))
     notice.on_start(event("rouba_env.players.dense"))
     assert capsys.readouterr().err == COMPILE_NOTICE + "\n"
+    warming = CompileNotice()
+    warming.warming = True
+    warming.on_start(event("rouba_env.solve.passes"))
+    assert capsys.readouterr().err == WARM_UP_NOTICE + "\n"
+
+
+def test_the_list_of_compiled_modules_is_every_file_with_a_numba_function():
+    """The marker's fingerprint covers every file whose change makes numba compile again."""
+    compiled = sorted(str(path.relative_to(PACKAGE_DIR)) for path in PACKAGE_DIR.rglob("*.py")
+                      if re.search(r"numba\.(njit|jit|vectorize)|@njit", path.read_text()))
+    assert sorted(COMPILED_MODULES) == compiled
+
+
+def test_the_marker_changes_with_a_compiled_file(tmp_path, monkeypatch):
+    before = marker_path()
+    copy = tmp_path / "rouba_env"
+    for name in COMPILED_MODULES:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_bytes((PACKAGE_DIR / name).read_bytes())
+    monkeypatch.setattr("rouba_env.compiled.PACKAGE_DIR", copy)
+    first = marker_path()
+    (copy / COMPILED_MODULES[0]).write_bytes((PACKAGE_DIR / COMPILED_MODULES[0]).read_bytes() + b"\n")
+    assert first.name.startswith(MARKER_PREFIX) and first != before and marker_path() != first
+
+
+def test_a_warmed_installation_runs_two_different_entry_points_without_compiling():
+    """After one warm-up (this process's, or an earlier one's), fresh processes load everything from the cache."""
+    ensure_compiled()
+    assert marker_path().exists()
+    for command in ENTRY_POINTS:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=Path(rouba_env.__file__).parent)
+        assert run.returncode == 0, run.stderr
+        assert not any(notice in run.stderr for notice in NOTICES), (command, run.stderr)
 
 
 @pytest.mark.slow
-def test_a_cold_cache_says_so_once_and_a_warm_one_says_nothing(tmp_path):
+def test_a_cold_cache_is_warmed_once_and_then_serves_every_entry_point(tmp_path):
+    """A fresh cache: the first process compiles everything with one line said, every later one says nothing."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", WARM_UP], env=env, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.count(WARM_UP_NOTICE) == 1 and COMPILE_NOTICE not in first.stderr, first.stderr
+    assert list(tmp_path.rglob(f"{MARKER_PREFIX}*"))
+    for command in ENTRY_POINTS:
+        run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+        assert not any(notice in run.stderr for notice in NOTICES), (command, run.stderr)
+
+
+@pytest.mark.slow
+def test_code_outside_the_warm_up_says_so_once_and_a_warm_one_says_nothing(tmp_path):
+    """A kernel compiled at its first call, with no table made: the short notice, once, then silence."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     runs = [subprocess.run([sys.executable, "-c", USE_A_KERNEL], env=env, capture_output=True, text=True, timeout=300)
             for _ in range(2)]

@@ -21,6 +21,7 @@ from typing import Callable
 import numba
 import numpy as np
 
+from rouba_env.compiled import ensure_compiled
 from rouba_env.batched.game import VectorGame
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
@@ -134,6 +135,7 @@ class GameTree:
         self.num_players = rules.num_players
         self.num_deals = check_solvable(rules, max_deals)
         """Distinct deals (orders of the ranks), each as likely as the others."""
+        ensure_compiled()
         estimate = estimate_histories(rules)
         if estimate > ESTIMATE_MARGIN * max_histories:
             raise ValueError(f"the game tree of these rules has about {estimate:.2g} histories (estimated from "

@@ -218,3 +218,37 @@ def test_the_form_starts_with_the_command_lines_choices_and_a_seed_deals_that_ga
 
     expected = int(np.random.default_rng(np.random.SeedSequence(77)).integers(0, DEAL_SEED_BOUND))
     assert game.deal_seed == expected, "the seed on the form chose the deal"
+
+
+class HeldStore(GameStore):
+    """A store whose new games wait until the test lets them go: a slow server, on cue."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        import threading
+
+        self.asked, self.go = threading.Event(), threading.Event()
+
+    def create(self, body):
+        self.asked.set()
+        assert self.go.wait(WAIT_S), "the test never let the new game go"
+        return super().create(body)
+
+
+def test_the_page_shows_a_busy_sign_while_the_server_is_slow_to_answer(live_server, browser):
+    from selenium.webdriver.common.by import By
+
+    store = HeldStore()
+    server, _ = live_server(store=store)
+    browser.get(server.url + "?delay=0")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#opponents input"), "the form")
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("aria-busy") is None
+    browser.find_element(By.ID, "start").click()
+    assert store.asked.wait(WAIT_S), "the page asked for a new game"
+    wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("aria-busy") == "true",
+             "the busy sign while the server holds the answer")
+    assert "Waiting for the server" in text_of(browser, "message")
+    store.go.set()
+    wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("aria-busy") is None,
+             "the sign gone with the answer")
+    wait_for(browser, lambda d: "Waiting" not in text_of(d, "message") and text_of(d, "message"), "the game's word")

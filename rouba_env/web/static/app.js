@@ -3,6 +3,8 @@
 
 const JOKER_RANK = 13;
 const DEFAULT_DELAY_MS = 700;
+const BUSY_SIGN_AFTER_MS = 250;  // a request answered sooner shows no sign (no flicker on every move)
+const WAITING_TEXT = "Waiting for the server\u2026";
 const DEFAULT_RULES = "standard";
 const params = new URLSearchParams(window.location.search);
 const delayMs = params.has("delay") ? Math.max(0, Number(params.get("delay")) || 0) : DEFAULT_DELAY_MS;
@@ -37,10 +39,21 @@ async function api(method, path, body) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || `request failed (${response.status})`);
-  return data;
+  // The busy sign: the page says it waits (and the pointer shows it) while a request is slow to answer.
+  const sign = setTimeout(() => { document.body.setAttribute("aria-busy", "true"); say(WAITING_TEXT); },
+    BUSY_SIGN_AFTER_MS);
+  try {
+    const response = await fetch(path, init);
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error || `request failed (${response.status})`);
+    return data;
+  } finally {
+    clearTimeout(sign);
+    if (document.body.hasAttribute("aria-busy")) {
+      document.body.removeAttribute("aria-busy");
+      if ($("message").textContent === WAITING_TEXT) say("");
+    }
+  }
 }
 
 // ---------------------------------------------------------------- drawing
