@@ -12,8 +12,8 @@ import pytest
 
 import rouba_env
 from rouba_env.compiled import (
-    COMPILE_NOTICE, COMPILED_MODULES, MARKER_PREFIX, PACKAGE_DIR, WARM_UP_NOTICE, CompileNotice, ensure_compiled,
-    marker_path,
+    COMPILE_NOTICE, COMPILED_MODULES, MARKER_PREFIX, PACKAGE_DIR, WARM_UP_MODULE, WARM_UP_NOTICE, CompileNotice,
+    ensure_compiled, marker_path,
 )
 
 USE_A_KERNEL = "import numpy as np; from rouba_env.players.dense import dense; dense(np.ones((2, 3)), np.ones((3, 4)))"
@@ -53,7 +53,7 @@ def test_the_list_of_compiled_modules_is_every_file_with_a_numba_function():
 def test_the_marker_changes_with_a_compiled_file(tmp_path, monkeypatch):
     before = marker_path()
     copy = tmp_path / "rouba_env"
-    for name in COMPILED_MODULES:
+    for name in COMPILED_MODULES + (WARM_UP_MODULE,):
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         (copy / name).write_bytes((PACKAGE_DIR / name).read_bytes())
     monkeypatch.setattr("rouba_env.compiled.PACKAGE_DIR", copy)
