@@ -9,7 +9,9 @@ opponent drawn from the pool: main itself, the scripted players and the
 snapshots main_v1, main_v2, ... that `rouba_env.rllib.SelfPlayPool` adds
 every ``--snapshot-interval`` iterations (`Algorithm.add_module`). At the end
 the learner plays duplicate deals against each scripted player through
-`rouba_env.evaluate` (`rouba_env.rllib.RLlibPolicy`).
+`rouba_env.evaluate` (`rouba_env.rllib.RLlibPolicy`). With its defaults (10
+iterations of 4,000 steps, then the duplicate deals) the whole run takes about
+two minutes on 2 cores, one of them busy with other work.
 """
 
 from __future__ import annotations
