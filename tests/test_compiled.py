@@ -18,7 +18,10 @@ from rouba_env.compiled import (
 
 USE_A_KERNEL = "import numpy as np; from rouba_env.players.dense import dense; dense(np.ones((2, 3)), np.ones((3, 4)))"
 WARM_UP = "import rouba_env.compiled as c; c.ensure_compiled()"
-ENTRY_POINTS = [  # two different paths through the package, each in a fresh process
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ENTRY_POINTS = [  # different paths through the package, each in a fresh process: two examples and a command
+    [sys.executable, str(EXAMPLES / "random_aec_play.py")],
+    [sys.executable, str(EXAMPLES / "solve_mini.py")],
     [sys.executable, "-c", "import rouba_env; print(rouba_env.evaluate(['checkpoint:2p', 'expert:samples=2'], "
                            "games=2).format_table())"],
     [sys.executable, "-m", "rouba_env.cli.exploitability", "--rules", "mini", "--players", "heuristic"],

@@ -73,7 +73,7 @@ def connect(address: str | None = None) -> bool:
     return True
 
 
-def ray_chunk_runner(chunks: list[Chunk]) -> Iterable[list[GameRecord]]:
+def ray_chunk_runner(chunks: Iterable[Chunk]) -> Iterable[list[GameRecord]]:
     """Play every chunk as a Ray task; yield each chunk's records as it finishes (any order)."""
     ray = import_ray()
     play = ray.remote(num_cpus=TASK_CPUS)(play_chunk)

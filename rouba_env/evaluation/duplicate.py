@@ -80,7 +80,7 @@ def evaluate(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     record_moves: bool = False,
-    chunk_runner: "Callable[[list[Chunk]], Iterable[list[GameRecord]]] | None" = None,
+    chunk_runner: "Callable[[Iterable[Chunk]], Iterable[list[GameRecord]]] | None" = None,
     fill: str = "cycle",
 ) -> EvaluationResult:
     """Play duplicate-deal matches between player specs and aggregate the results.
@@ -125,10 +125,9 @@ def evaluate(
     in_batch = all(getattr(player, "plays_in_batch", False) for player in built_here.values())
     games_per_deal = len(lineups) * config.num_players
     deals = math.ceil(games / games_per_deal)
-    chunks = [
-        Chunk(config.to_dict(), tuple(player_specs), tuple(lineups), seed, chunk_deals, bool(record_moves))
-        for chunk_deals in chunks_of(deals, workers, games_per_deal, in_batch)
-    ]
+    rules_dict, specs, seatings = config.to_dict(), tuple(player_specs), tuple(lineups)
+    chunks = (Chunk(rules_dict, specs, seatings, seed, chunk_deals, bool(record_moves))  # made as they are played
+              for chunk_deals in chunks_of(deals, workers, games_per_deal, in_batch))
     records: list[GameRecord] = []
     if chunk_runner is not None:
         for done in chunk_runner(chunks):

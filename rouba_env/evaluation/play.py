@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -26,9 +26,10 @@ BATCH_GAMES = 2048
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameRecord:
-    """One finished game: which player sat where and the scores per seat."""
+    """One finished game: which player sat where and the scores per seat (slotted: an evaluation keeps one per
+    game, up to `rouba_env.evaluation.duplicate.MAX_GAMES`)."""
 
     deal: int
     lineup: int
@@ -58,7 +59,8 @@ class Chunk:
     player_specs: tuple[str, ...]
     lineups: tuple[tuple[int, ...], ...]
     seed: int
-    deals: tuple[int, ...]
+    deals: range
+    """The deal numbers, as a range: a chunk's work is named, not listed."""
     record_moves: bool = False
 
 
@@ -105,20 +107,20 @@ def play_chunk(chunk: Chunk, players: Sequence[Policy] | None = None) -> list[Ga
     table.play_seated(RowStreams([game_rng(chunk.seed, deal, lineup, rotation)
                                   for deal, lineup, rotation, _ in games]))
     scores = table.scores(slots)
-    return [GameRecord(deal, lineup, rotation, seeds[slot], seats, tuple(scores[slot].tolist()),
+    return [GameRecord(deal, lineup, rotation, int(seeds[slot]), seats, tuple(scores[slot].tolist()),
                        None if moves is None else tuple(moves[slot]), tuple(table.decisions[slot].tolist()),
                        tuple(table.seconds[slot].tolist()))
             for slot, (deal, lineup, rotation, seats) in enumerate(games)]
 
 
-def chunks_of(deals: int, workers: int, games_per_deal: int = 1, in_batch: bool = True) -> list[tuple[int, ...]]:
-    """The deals split in chunks: big ones (up to `BATCH_GAMES` games) where every player plays in batch,
-    small ones where one plays row by row (a big batch gains it nothing, and small chunks tell progress
-    and share the work among workers)."""
+def chunks_of(deals: int, workers: int, games_per_deal: int = 1, in_batch: bool = True) -> Iterator[range]:
+    """The deals split in chunks, one range of deal numbers each, made as they are asked for: big ones (up to
+    `BATCH_GAMES` games) where every player plays in batch, small ones where one plays row by row (a big batch
+    gains it nothing, and small chunks tell progress and share the work among workers)."""
     if in_batch:  # as many games per batch as fit `BATCH_GAMES`, split evenly over the workers
         size = max(1, min(BATCH_GAMES // games_per_deal, math.ceil(deals / workers)))
     elif workers > 1:
         size = max(1, math.ceil(deals / (workers * CHUNKS_PER_WORKER)))
     else:
         size = max(1, min(deals, 16))
-    return [tuple(range(start, min(deals, start + size))) for start in range(0, deals, size)]
+    return (range(start, min(deals, start + size)) for start in range(0, deals, size))

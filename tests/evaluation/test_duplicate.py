@@ -1,6 +1,8 @@
 """Evaluation: intervals, duplicate deals, ties, reproducibility, ratings."""
 
 import math
+import tracemalloc
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ import pytest
 from rouba_env.rules.config import RulesConfig, preset
 from rouba_env.evaluation.duplicate import evaluate
 from rouba_env.evaluation.lineups import build_lineups, deal_seed, seating
-from rouba_env.evaluation.play import GameRecord
+from rouba_env.evaluation.play import BATCH_GAMES, GameRecord, chunks_of
 from rouba_env.evaluation.stats import margins, mean_interval, player_stats, wilson_interval, win_shares
 
 
@@ -226,3 +228,27 @@ def test_an_evaluation_plays_the_deals_slot_0_of_a_batched_game_deals():
         if game.done[0]:  # the slot has dealt its next game already
             dealt.append(int(game.deal_seeds[0]))
     assert played == sorted(dealt)
+
+
+def test_the_deals_are_cut_into_chunks_as_they_are_played_not_listed_up_front():
+    """A chunk names its deals by a range, and the chunks are made one at a time: an evaluation of many games
+    holds only the chunk it plays (and the records of the games played)."""
+    chunks = chunks_of(10**15, workers=1, games_per_deal=2)
+    assert isinstance(chunks, Iterator)
+    first, second = next(chunks), next(chunks)
+    assert first == range(0, BATCH_GAMES // 2) and second == range(BATCH_GAMES // 2, BATCH_GAMES)
+    assert [len(chunk) for chunk in chunks_of(40, workers=1, games_per_deal=2, in_batch=False)] == [16, 16, 8]
+
+
+def test_an_evaluation_keeps_under_a_kilobyte_per_game():
+    """The memory an evaluation holds grows by its records only (docs/limits.md states the figure per game)."""
+    def peak(games: int) -> int:
+        tracemalloc.start()
+        evaluate(["random", "greedy"], "mini", games=games, seed=3)
+        size = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return size
+
+    peak(64)  # imports and compiled code loaded before measuring
+    small, large = peak(2_048), peak(2_048 + 16_384)
+    assert (large - small) / 16_384 < 1_024, (small, large)

@@ -124,7 +124,8 @@ def bench_evaluation(args) -> list[dict]:
         start = time.perf_counter()
         for deal in range(games // 2):  # a deal is two games (both seatings); each game its own chunk
             for rotation in ((0, 1), (1, 0)):
-                play_chunk(Chunk(rules.to_dict(), ("a", "b"), (rotation,), args.seed + index, (deal,)), players)
+                play_chunk(Chunk(rules.to_dict(), ("a", "b"), (rotation,), args.seed + index, range(deal, deal + 1)),
+                           players)
         single = time.perf_counter() - start
         runs.append({"steps_per_s": None, "games_per_s": result.games / batched,
                      "baseline_games_per_s": result.games / single, "ratio": single / batched})
