@@ -34,6 +34,9 @@ declare -A ROWS=(
   [medium_3M_lr3e-4]="--rules medium --total-steps 3000000 --learning-rate 3e-4"
   [medium_3M_nomagnet]="--rules medium --total-steps 3000000 --magnet none --magnet-coef 0"
   [medium_3M_epochs8]="--rules medium --total-steps 3000000 --update-epochs 8"
+  # ... and of the advantage: GAE's bias from an imperfect critic, and a weaker magnet still
+  [medium_3M_lambda1]="--rules medium --total-steps 3000000 --gae-lambda 1.0"
+  [medium_3M_magnet003]="--rules medium --total-steps 3000000 --magnet-coef 0.003"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
   [mmd_medium]="--rules medium --mmd 1000"
