@@ -37,6 +37,11 @@ declare -A ROWS=(
   # ... and of the advantage: GAE's bias from an imperfect critic, and a weaker magnet still
   [medium_3M_lambda1]="--rules medium --total-steps 3000000 --gae-lambda 1.0"
   [medium_3M_magnet003]="--rules medium --total-steps 3000000 --magnet-coef 0.003"
+  # ... and of the amount of optimization per sample, the entropy bonus, and a step size that does not fade
+  [medium_3M_mb1024]="--rules medium --total-steps 3000000 --minibatch-size 1024"
+  [medium_3M_envs256]="--rules medium --total-steps 3000000 --num-envs 256"
+  [medium_3M_ent01]="--rules medium --total-steps 3000000 --ent-coef 0.01"
+  [medium_3M_constant_lr]="--rules medium --total-steps 3000000 --learning-rate 3e-4 --learning-rate-schedule constant --magnet-coef 0.01"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
   [mmd_medium]="--rules medium --mmd 1000"
