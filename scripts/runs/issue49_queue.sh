@@ -42,6 +42,10 @@ declare -A ROWS=(
   [medium_3M_envs256]="--rules medium --total-steps 3000000 --num-envs 256"
   [medium_3M_ent01]="--rules medium --total-steps 3000000 --ent-coef 0.01"
   [medium_3M_constant_lr]="--rules medium --total-steps 3000000 --learning-rate 3e-4 --learning-rate-schedule constant --magnet-coef 0.01"
+  # the best single change of the screens (a weaker magnet) at 10M steps, three seeds, for the table
+  [medium_magnet01_10M]="--rules medium --total-steps $STEPS --magnet-coef 0.01"
+  [medium_magnet01_10M_seed2]="--rules medium --total-steps $STEPS --magnet-coef 0.01 --seed 2"
+  [medium_magnet01_10M_seed3]="--rules medium --total-steps $STEPS --magnet-coef 0.01 --seed 3"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
   [mmd_medium]="--rules medium --mmd 1000"
