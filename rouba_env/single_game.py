@@ -255,22 +255,13 @@ class SingleGame:
         messages; a warning points at the caller of the environment's step (of the raw env's, under a
         wrapper).
         """
-        if not self._started:
-            raise not_started("step()")
-        if type(action) is int and self._fast:
-            try:
-                seat = self._play_move(action)  # the rules core checks it against the mask and plays it
-            except OverflowError:  # wider than the kernel's int64: the table's illegal-action path says so
-                seat = NOT_PLAYED
-            if seat != NOT_PLAYED:
-                return True
-        self.table.play(ONE_GAME, _one_action(action), who, stacklevel=3)
-        self._update_fast_path()
+        self.move(action, who, stacklevel=4)
         return bool(self._offender[0] < 0)
 
-    def move(self, action, who: str) -> int:
+    def move(self, action, who: str, *, stacklevel: int = 3) -> int:
         """`play`, answering the seat to act next: `engine.NO_SEAT` once the game is over, by its end or by
-        an illegal action (``offender`` then names the seat). An environment's step, in one call."""
+        an illegal action (``offender`` then names the seat). An environment's step, in one call.
+        ``stacklevel``: the frame a warning points at, counted as `Table.play` counts it."""
         if not self._started:
             raise not_started("step()")
         if type(action) is int and self._fast:
@@ -280,7 +271,7 @@ class SingleGame:
                 seat = NOT_PLAYED
             if seat != NOT_PLAYED:
                 return seat
-        self.table.play(ONE_GAME, _one_action(action), who, stacklevel=3)
+        self.table.play(ONE_GAME, _one_action(action), who, stacklevel=stacklevel)
         self._update_fast_path()
         return self.current
 

@@ -179,3 +179,16 @@ def test_one_game_table_and_slot_zero_of_a_batch_play_the_same_game():
         assert table.play(int(actions[0]), "caller")
         batch.step(actions)
     assert batch.done[0] and table.scores() == batch.final_scores[0].tolist()
+
+
+def test_an_illegal_steps_warning_points_at_the_caller_of_step():
+    """The one-game view's `play` and `move` share one path; the warning names the line that stepped."""
+    import gymnasium
+
+    import rouba_env
+
+    for env in (gymnasium.make("RoubaMonte-v0").unwrapped, rouba_env.raw_env()):
+        env.reset(seed=0)
+        with pytest.warns(IllegalActionWarning) as caught:
+            env.step(10**6)
+        assert caught[0].filename == __file__, (type(env).__name__, caught[0].filename)
