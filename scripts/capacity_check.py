@@ -1,0 +1,243 @@
+"""Can the trainer's network hold an equilibrium of a solvable deck, and which layers hold a network back?
+
+Three measurements on one tree (``medium`` by default), each by exact NashConv:
+
+- ``--distill``: the trainer's network (its default shape, or ``--architecture``/``--hidden-sizes``) fitted
+  by supervised learning to CFR+'s strategy at every information set with a choice (cross-entropy, each set
+  weighed by how often the equilibrium reaches it, mixed with a uniform share). If the fitted network's
+  NashConv is far below what reinforcement learning reaches, the network can hold a better answer and the
+  learning is what stops; if not, the network (its shape or its size) is the limit.
+- ``--exact-pg``: the same network trained by magnetic mirror descent on exact action values (the tree's
+  counterfactual values of the network's own strategy, no sampling): the trainer's update without its noise.
+- ``--policy``: a trained checkpoint's NashConv broken down by depth: its strategy with CFR+'s put in at
+  one layer of information sets at a time (what each layer costs it).
+
+Usage: python scripts/capacity_check.py --rules medium --cfr 300 --distill --json scripts/results/capacity_medium.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import torch
+
+from rouba_env.files import write_atomically
+from rouba_env.players.network import load_policy
+from rouba_env.rules.config import preset
+from rouba_env.solve.exploitability import CFRPlus, _reaches, counterfactual_action_values, nash_conv, policy_strategy
+from rouba_env.solve.game_tree import GameTree
+from rouba_training.network import make_network, masked_logits, numpy_policy
+
+DEFAULT_UNIFORM_SHARE = 0.5
+"""The share of the weight spread evenly over the choice sets (the rest by how often play reaches them):
+rarely reached sets still count, since a best response can steer play into them."""
+
+
+def infoset_reach(tree: GameTree, strategy: np.ndarray) -> np.ndarray:
+    """float64[infosets]: the probability that play under ``strategy`` (chance included) reaches each set."""
+    others, own = _reaches(tree, strategy, 0)
+    reach = np.zeros(tree.num_infosets)
+    for depth, layer in enumerate(tree.layers):
+        live = layer.infoset >= 0
+        total = own[depth] * others[depth] / tree.deal_probability
+        reach += np.bincount(layer.infoset[live], weights=total[live], minlength=tree.num_infosets)
+    return reach
+
+
+def dense(tree: GameTree, strategy: np.ndarray, infosets: np.ndarray) -> np.ndarray:
+    """float32[len(infosets), actions]: ``strategy`` at ``infosets`` as rows over every action."""
+    rows = np.zeros((len(infosets), tree.masks.shape[1]), np.float32)
+    position = np.full(tree.num_infosets, -1)
+    position[infosets] = np.arange(len(infosets))
+    slots = np.flatnonzero(position[tree.slot_infoset] >= 0)
+    rows[position[tree.slot_infoset[slots]], tree.slot_action[slots]] = strategy[slots]
+    return rows
+
+
+def network_nash_conv(tree: GameTree, network, rules, max_players: int) -> float:
+    sampling = numpy_policy(network, rules, max_players, deterministic=False)
+    return nash_conv(tree, policy_strategy(tree, sampling)[0])
+
+
+def fresh_network(args, tree: GameTree, max_players: int):
+    torch.manual_seed(args.seed)
+    return make_network(args.architecture, tree.observations.shape[1], tree.masks.shape[1],
+                        hidden_sizes=tuple(args.hidden_sizes), max_players=max_players)
+
+
+def distill(args, tree: GameTree, target: np.ndarray, rules, max_players: int) -> list[dict]:
+    choice = np.flatnonzero(tree.infoset_size > 1)
+    reach = infoset_reach(tree, target)[choice]
+    weight = (1 - args.uniform_share) * reach / reach.sum() + args.uniform_share / len(choice)
+    obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
+    mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
+    goal = torch.as_tensor(dense(tree, target, choice))
+    weight = torch.as_tensor(weight / weight.sum(), dtype=torch.float32)
+    network = fresh_network(args, tree, max_players)
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
+    generator = torch.Generator().manual_seed(args.seed)
+    curve = []
+    for epoch in range(1, args.epochs + 1):
+        order = torch.randperm(len(choice), generator=generator)
+        for start in range(0, len(choice), args.batch):
+            rows = order[start:start + args.batch]
+            logits = masked_logits(network(obs[rows])[0], mask[rows])
+            log_probs = torch.log_softmax(logits, dim=1)
+            cross_entropy = -(goal[rows] * torch.where(mask[rows], log_probs, 0.0)).sum(dim=1)
+            loss = (weight[rows] * cross_entropy).sum() * len(choice) / len(rows)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        if epoch % args.every == 0 or epoch == args.epochs:
+            with torch.no_grad():
+                log_probs = torch.log_softmax(masked_logits(network(obs)[0], mask), dim=1)
+                kl = (goal * (torch.log(goal.clamp_min(1e-12)) - torch.where(mask, log_probs, 0.0))).sum(dim=1)
+                mean_kl = float((weight * kl).sum())
+            measured = network_nash_conv(tree, network, rules, max_players)
+            curve.append({"epoch": epoch, "weighted_kl": mean_kl, "nash_conv": measured})
+            print(f"distill epoch {epoch}: weighted KL {mean_kl:.5f}, NashConv {measured:.5f}", flush=True)
+    return curve
+
+
+def network_strategy(tree: GameTree, network, choice: np.ndarray, obs: torch.Tensor,
+                     mask: torch.Tensor) -> tuple[np.ndarray, torch.Tensor]:
+    """(strategy over every slot, probabilities at the choice sets): the network's sampling strategy (one
+    legal move elsewhere)."""
+    with torch.no_grad():
+        probabilities = torch.softmax(masked_logits(network(obs)[0], mask), dim=1)
+    strategy = tree.uniform_strategy()
+    position = np.full(tree.num_infosets, -1)
+    position[choice] = np.arange(len(choice))
+    slots = np.flatnonzero(position[tree.slot_infoset] >= 0)
+    rows = probabilities.double().numpy()
+    rows /= rows.sum(axis=1, keepdims=True)
+    strategy[slots] = rows[position[tree.slot_infoset[slots]], tree.slot_action[slots]]
+    return strategy, probabilities
+
+
+def exact_policy_gradient(args, tree: GameTree, rules, max_players: int) -> list[dict]:
+    """Magnetic mirror descent in the network's weights on exact counterfactual action values of its own
+    strategy: each step maximizes, over the choice sets weighed as in `distill`, the expected action value
+    minus KL to the last policy (times 1/step size) and KL to a magnet (times ``--pg-temperature``) that
+    moves geometrically towards the policy by ``--pg-magnet-rate`` a step, as the tabular MMD does."""
+    choice = np.flatnonzero(tree.infoset_size > 1)
+    obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
+    mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
+    network = fresh_network(args, tree, max_players)
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
+    magnet = None
+    generator = torch.Generator().manual_seed(args.seed)
+    curve = []
+    for step in range(1, args.pg_steps + 1):
+        strategy, old = network_strategy(tree, network, choice, obs, mask)
+        if magnet is None:
+            magnet = old.clone()
+        values = torch.as_tensor(dense(tree, counterfactual_action_values(tree, strategy), choice))
+        reach = infoset_reach(tree, strategy)[choice]
+        weight = (1 - args.uniform_share) * reach / reach.sum() + args.uniform_share / len(choice)
+        weight = torch.as_tensor(weight / weight.sum(), dtype=torch.float32)
+        advantage = values - (old * values).sum(dim=1, keepdim=True)
+        log_old, log_magnet = torch.log(old.clamp_min(1e-12)), torch.log(magnet.clamp_min(1e-12))
+        for _ in range(args.pg_epochs):
+            for rows in torch.randperm(len(choice), generator=generator).split(args.batch):
+                log_probs = torch.where(mask[rows], torch.log_softmax(masked_logits(network(obs[rows])[0], mask[rows]),
+                                                                      dim=1), 0.0)
+                probs = log_probs.exp() * mask[rows]
+                gain = (probs * advantage[rows]).sum(dim=1)
+                kl_old = (probs * (log_probs - log_old[rows])).sum(dim=1)
+                kl_magnet = (probs * (log_probs - log_magnet[rows])).sum(dim=1)
+                objective = gain - kl_old / args.pg_step_size - args.pg_temperature * kl_magnet
+                loss = -(weight[rows] * objective).sum() * len(choice) / len(rows)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        with torch.no_grad():
+            moved = torch.where(mask, (1 - args.pg_magnet_rate) * log_magnet + args.pg_magnet_rate * log_old, -1e30)
+            magnet = torch.softmax(moved, dim=1) * mask
+        if step % args.every == 0 or step == args.pg_steps:
+            measured = nash_conv(tree, strategy)
+            curve.append({"step": step, "nash_conv": measured})
+            print(f"exact policy gradient step {step}: NashConv {measured:.5f}", flush=True)
+    return curve
+
+
+def breakdown(tree: GameTree, path: str, target: np.ndarray) -> dict:
+    policy = load_policy(path, tree.rules, deterministic=False)
+    strategy = policy_strategy(tree, policy)[0]
+    slot_layer = tree.infoset_layer[tree.slot_infoset]
+    rows = {"policy": path, "nash_conv": nash_conv(tree, strategy), "layers": []}
+    print(f"{path}: NashConv {rows['nash_conv']:.5f}", flush=True)
+    for depth in range(len(tree.layers)):
+        here = slot_layer == depth
+        if not (tree.infoset_size[tree.slot_infoset[here]] > 1).any():
+            continue
+        patched = nash_conv(tree, np.where(here, target, strategy))
+        kept_only = nash_conv(tree, np.where(here, strategy, target))
+        choices = int((tree.infoset_size[tree.infoset_layer == depth] > 1).sum())
+        rows["layers"].append({"depth": depth, "choice_sets": choices, "equilibrium_here": patched,
+                               "network_only_here": kept_only})
+        print(f"depth {depth} ({choices} choice sets): CFR+ here {patched:.5f}; the network only here "
+              f"{kept_only:.5f}", flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", default="medium")
+    parser.add_argument("--cfr", type=int, default=300, help="CFR+ iterations for the equilibrium")
+    parser.add_argument("--distill", action="store_true")
+    parser.add_argument("--exact-pg", action="store_true")
+    parser.add_argument("--policy", help="a checkpoint folder to break down by depth")
+    parser.add_argument("--architecture", default="rank", choices=("rank", "mlp"))
+    parser.add_argument("--hidden-sizes", type=int, nargs="+", default=[128, 64])
+    parser.add_argument("--epochs", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--every", type=int, default=20)
+    parser.add_argument("--pg-steps", type=int, default=200)
+    parser.add_argument("--pg-epochs", type=int, default=4)
+    parser.add_argument("--pg-step-size", type=float, default=1.0)
+    parser.add_argument("--pg-temperature", type=float, default=0.05)
+    parser.add_argument("--pg-magnet-rate", type=float, default=0.1)
+    parser.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE,
+                        help="share of each set's weight spread evenly over the choice sets (0: by reach only)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    if args.cfr < 1 or args.epochs < 1 or args.batch < 1 or args.every < 1 or args.pg_steps < 1:
+        parser.error("--cfr, --epochs, --batch, --every and --pg-steps must be at least 1")
+    if not 0 <= args.uniform_share <= 1:
+        parser.error(f"--uniform-share must be in [0, 1], got {args.uniform_share}")
+    rules = preset(args.rules)
+    started = time.perf_counter()
+    tree = GameTree(rules)
+    print(f"tree: {tree.num_infosets} information sets in {time.perf_counter() - started:.0f} s", flush=True)
+    solver = CFRPlus(tree)
+    for _ in range(args.cfr - 1):
+        solver.iterate(measure=False)
+    equilibrium_nash_conv = solver.iterate(measure=True)
+    target = solver.average_strategy()
+    print(f"CFR+ {args.cfr} iterations: NashConv {equilibrium_nash_conv:.6f}", flush=True)
+    result = {"rules": args.rules, "cfr_iterations": args.cfr, "cfr_nash_conv": equilibrium_nash_conv,
+              "architecture": args.architecture, "hidden_sizes": args.hidden_sizes, "seed": args.seed,
+              "uniform_share": args.uniform_share}
+    torch.set_num_threads(1)
+    if args.policy:
+        result["breakdown"] = breakdown(tree, args.policy, target)
+    if args.distill:
+        result["distill"] = {"epochs": args.epochs, "batch": args.batch, "lr": args.lr,
+                             "curve": distill(args, tree, target, rules, rules.num_players)}
+    if args.exact_pg:
+        result["exact_pg"] = {"steps": args.pg_steps, "epochs": args.pg_epochs, "step_size": args.pg_step_size,
+                              "temperature": args.pg_temperature, "magnet_rate": args.pg_magnet_rate,
+                              "lr": args.lr, "curve": exact_policy_gradient(args, tree, rules, rules.num_players)}
+    result["seconds"] = time.perf_counter() - started
+    if args.json:
+        write_atomically(args.json, json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
