@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import statistics
 from pathlib import Path
 
@@ -30,8 +31,8 @@ RECIPES = {
     "default recipe": ("default_10M", "default"),
     "0.4 pool recipe (`--config pool_2p`)": ("pool_10M", "pool", ""),
 }
-"""Row -> run-folder stems to try in order (``DECK_STEM`` plus a seed suffix; the stem "" is the folder ``DECK``,
-the first runs of the pool recipe): the 10M runs where they exist."""
+"""Row -> run-folder stems to try in order for each seed (``DECK_STEM`` plus a seed suffix; the stem "" is the
+folder ``DECK``, the first runs of the pool recipe): a seed's 10M run where it has measured the step count."""
 PLAYERS = ("random", "greedy", "heuristic", "expert")
 ITERATIONS = (10, 100, 1_000)
 MISSING = "not run"
@@ -55,14 +56,28 @@ def nearest(curve: dict[int, float], steps: int) -> float | None:
     return curve[at] if abs(at - steps) <= STEP_TOLERANCE * steps else None
 
 
-def recipe_runs(results: Path, deck: str, stems: tuple[str, ...]) -> list[dict[int, float]]:
-    """The curves of the first stem with any run on ``deck``, one per seed found."""
-    for stem in stems:
-        folders = [results / "runs" / (f"{deck}_{stem}{seed}" if stem else f"{deck}{seed}") for seed in SEEDS]
-        curves = [nash_conv_by_steps(folder / "eval.csv") for folder in folders if (folder / "eval.csv").exists()]
-        if curves:
-            return curves
-    return []
+def recipe_values(results: Path, deck: str, stems: tuple[str, ...], steps: int) -> list[float]:
+    """One NashConv per seed at ``steps``: for each seed, from the first stem whose run measured it (a
+    seed's 10M run where it has reached ``steps``, else its shorter run)."""
+    values = []
+    for seed in SEEDS:
+        for stem in stems:
+            eval_csv = results / "runs" / (f"{deck}_{stem}{seed}" if stem else f"{deck}{seed}") / "eval.csv"
+            value = nearest(nash_conv_by_steps(eval_csv), steps) if eval_csv.exists() else None
+            if value is not None:
+                values.append(value)
+                break
+    return values
+
+
+SMALL = 0.001
+"""Below this a NashConv is shown by two significant digits, not four decimals (which would read 0.0000)."""
+
+
+def shown(value: float) -> str:
+    if value >= SMALL or value <= 0:
+        return f"{value:.4f}"
+    return f"{value:.{1 - math.floor(math.log10(value))}f}"
 
 
 def spread(values: list[float]) -> str:
@@ -70,8 +85,8 @@ def spread(values: list[float]) -> str:
     if not values:
         return MISSING
     if len(values) == 1:
-        return f"{values[0]:.4f} (1 seed)"
-    return f"{statistics.median(values):.4f} [{min(values):.4f}, {max(values):.4f}] ({len(values)} seeds)"
+        return f"{shown(values[0])} (1 seed)"
+    return f"{shown(statistics.median(values))} [{shown(min(values))}, {shown(max(values))}] ({len(values)} seeds)"
 
 
 def player_cell(results: Path, deck: str, player: str) -> str:
@@ -102,10 +117,8 @@ def markdown(results: Path = RESULTS) -> str:
     for player in PLAYERS:
         lines.append(f"| `{player}` | " + " | ".join(player_cell(results, deck, player) for deck in DECKS) + " |")
     for row, stems in RECIPES.items():
-        curves = {deck: recipe_runs(results, deck, stems) for deck in DECKS}
         for steps in STEPS:
-            cells = [spread([value for curve in curves[deck] if (value := nearest(curve, steps)) is not None])
-                     for deck in DECKS]
+            cells = [spread(recipe_values(results, deck, stems, steps)) for deck in DECKS]
             lines.append(f"| {row}, {steps // 1_000_000}M steps | " + " | ".join(cells) + " |")
     for method, label in (("cfr", "CFR+"), ("mmd", "MMD, moving magnet")):
         for iterations in ITERATIONS:

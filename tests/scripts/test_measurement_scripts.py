@@ -54,13 +54,19 @@ def test_exact_table_gives_each_recipe_its_median_and_range_over_seeds(tmp_path)
         (run / "eval.csv").write_text(header + f"40,1010000,random,200,0.5,periodic,{value}\n"
                                       f"40,1010000,greedy,200,0.5,periodic,{value}\n"
                                       f"80,2000000,random,200,0.5,periodic,0.5\n")
+    # the first seed's 10M run, still under way, has measured 1M and 3M: it counts there, the shorter run elsewhere
+    run = tmp_path / "runs" / "mini_default_10M"
+    run.mkdir()
+    (run / "eval.csv").write_text(header + "40,1000000,random,200,0.5,periodic,0.002\n"
+                                  "120,3000000,random,200,0.5,periodic,0.0005\n")
     (tmp_path / "solver_small.json").write_text(json.dumps({"cfr": [{"iterations": 100, "nash_conv": 0.00094}]}))
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "exact_table.py"), "--results", str(tmp_path)],
                             capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in result.stdout.splitlines()}
-    assert rows["default recipe, 1M steps"][0] == "0.0040 [0.0010, 0.0090] (3 seeds)"
-    assert rows["default recipe, 3M steps"][0] == "not run"  # 2M lies outside the tolerance of 3M
+    assert rows["default recipe, 1M steps"][0] == "0.0020 [0.0010, 0.0090] (3 seeds)"
+    assert rows["default recipe, 3M steps"][0] == "0.00050 (1 seed)"  # the others' 2M lies outside 3M's tolerance
+    assert rows["default recipe, 10M steps"][0] == "not run"
     assert rows["CFR+, 100 iterations"][1] == "0.000940"
     assert rows["`random`"][0] == "not run"
 
