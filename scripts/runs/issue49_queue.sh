@@ -8,8 +8,9 @@
 # Run it from a detached worktree so that edits to the main tree do not change a run under way, e.g.
 #   git worktree add --detach ../wt HEAD && cd ../wt && PYTHONPATH=<folder linking rouba_env and rouba_training
 #   to this tree> taskset -c 1 nohup bash scripts/runs/issue49_queue.sh > ../queue.log 2>&1 &
-# and copy each finished run's eval.csv, final_eval.json and metrics.csv back (its checkpoint.pt too while it
-# is to be resumed); the table then comes from python scripts/exact_table.py.
+# and copy each finished run's eval.csv and final_eval.json back (a medium run's metrics.csv and policy too;
+# a long run's checkpoint.pt while it is to be resumed, named in tests/test_repository.py's TO_BE_RESUMED);
+# the table then comes from python scripts/exact_table.py.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/runs
