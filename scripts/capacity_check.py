@@ -68,7 +68,7 @@ def fresh_network(args, tree: GameTree, max_players: int):
                         hidden_sizes=tuple(args.hidden_sizes), max_players=max_players)
 
 
-def distill(args, tree: GameTree, target: np.ndarray, rules, max_players: int) -> list[dict]:
+def distill(args, tree: GameTree, target: np.ndarray, *, rules, max_players: int) -> list[dict]:
     choice = np.flatnonzero(tree.infoset_size > 1)
     reach = infoset_reach(tree, target)[choice]
     weight = (1 - args.uniform_share) * reach / reach.sum() + args.uniform_share / len(choice)
@@ -102,7 +102,7 @@ def distill(args, tree: GameTree, target: np.ndarray, rules, max_players: int) -
     return curve
 
 
-def network_strategy(tree: GameTree, network, choice: np.ndarray, obs: torch.Tensor,
+def network_strategy(tree: GameTree, network, choice: np.ndarray, *, obs: torch.Tensor,
                      mask: torch.Tensor) -> tuple[np.ndarray, torch.Tensor]:
     """(strategy over every slot, probabilities at the choice sets): the network's sampling strategy (one
     legal move elsewhere)."""
@@ -132,7 +132,7 @@ def exact_policy_gradient(args, tree: GameTree, rules, max_players: int) -> list
     generator = torch.Generator().manual_seed(args.seed)
     curve = []
     for step in range(1, args.pg_steps + 1):
-        strategy, old = network_strategy(tree, network, choice, obs, mask)
+        strategy, old = network_strategy(tree, network, choice, obs=obs, mask=mask)
         if magnet is None:
             magnet = old.clone()
         values = torch.as_tensor(dense(tree, counterfactual_action_values(tree, strategy), choice))
@@ -229,7 +229,7 @@ def main() -> None:
         result["breakdown"] = breakdown(tree, args.policy, target)
     if args.distill:
         result["distill"] = {"epochs": args.epochs, "batch": args.batch, "lr": args.lr,
-                             "curve": distill(args, tree, target, rules, rules.num_players)}
+                             "curve": distill(args, tree, target, rules=rules, max_players=rules.num_players)}
     if args.exact_pg:
         result["exact_pg"] = {"steps": args.pg_steps, "epochs": args.pg_epochs, "step_size": args.pg_step_size,
                               "temperature": args.pg_temperature, "magnet_rate": args.pg_magnet_rate,
