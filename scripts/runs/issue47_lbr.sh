@@ -28,6 +28,8 @@ declare -A ROWS=(
   [small_pool_sampled]="--rules small --players checkpoint:$POLICIES/small/policy,deterministic=false --lbr $SOLVED"
   [small_regularized]="--rules small --players checkpoint:$POLICIES/small_magnet_ema_10M/policy --lbr $SOLVED"
   [small_regularized_sampled]="--rules small --players checkpoint:$POLICIES/small_magnet_ema_10M/policy,deterministic=false --lbr $SOLVED"
+  # medium: the default recipe's network as it learns (sampling), beside its exact NashConv
+  [medium_default_sampled]="--rules medium --players checkpoint:$POLICIES/medium_default/policy,deterministic=false --lbr $SOLVED"
   [full_heuristic]="--rules standard --players heuristic --lbr $FULL"
   [full_greedy]="--rules standard --players greedy --lbr $FULL"
   [full_2p-0.3]="--rules standard --players checkpoint:2p-0.3 --lbr $FULL"
@@ -40,7 +42,7 @@ declare -A ROWS=(
 ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized mini_regularized_sampled
        small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
-       full_every_seat_ent05 mini_expert small_expert)
+       full_every_seat_ent05 mini_expert small_expert medium_default_sampled)
 [ $# -gt 0 ] && ORDER=("$@")
 mkdir -p "$OUT"
 for row in "${ORDER[@]}"; do

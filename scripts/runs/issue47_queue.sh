@@ -31,6 +31,8 @@ declare -A ROWS=(
   [small_pool_sampled]="--rules small --best-response checkpoint:$POLICIES/small/policy,deterministic=false"
   [small_regularized]="--rules small --best-response checkpoint:$POLICIES/small_magnet_ema_10M/policy"
   [small_regularized_sampled]="--rules small --best-response checkpoint:$POLICIES/small_magnet_ema_10M/policy,deterministic=false"
+  # medium: the default recipe's network as it learns (sampling), beside its exact NashConv
+  [medium_default_sampled]="--rules medium --best-response checkpoint:$POLICIES/medium_default/policy,deterministic=false"
   # the full game, two seats
   [full_heuristic]="--best-response heuristic"
   [full_greedy]="--best-response greedy"
@@ -45,7 +47,7 @@ declare -A ROWS=(
 ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized mini_regularized_sampled
        small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
-       full_every_seat_ent05 mini_expert small_expert full_expert)
+       full_every_seat_ent05 mini_expert small_expert full_expert medium_default_sampled)
 [ $# -gt 0 ] && ORDER=("$@")
 for row in "${ORDER[@]}"; do
   flags=${ROWS[$row]:?unknown row $row}
