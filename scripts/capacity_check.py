@@ -27,24 +27,15 @@ import torch
 from rouba_env.files import write_atomically
 from rouba_env.players.network import load_policy
 from rouba_env.rules.config import preset
-from rouba_env.solve.exploitability import CFRPlus, _reaches, counterfactual_action_values, nash_conv, policy_strategy
+from rouba_env.solve.exploitability import (
+    CFRPlus, counterfactual_action_values, nash_conv, policy_strategy, reach_probabilities,
+)
 from rouba_env.solve.game_tree import GameTree
 from rouba_training.network import make_network, masked_logits, numpy_policy
 
 DEFAULT_UNIFORM_SHARE = 0.5
 """The share of the weight spread evenly over the choice sets (the rest by how often play reaches them):
 rarely reached sets still count, since a best response can steer play into them."""
-
-
-def infoset_reach(tree: GameTree, strategy: np.ndarray) -> np.ndarray:
-    """float64[infosets]: the probability that play under ``strategy`` (chance included) reaches each set."""
-    others, own = _reaches(tree, strategy, 0)
-    reach = np.zeros(tree.num_infosets)
-    for depth, layer in enumerate(tree.layers):
-        live = layer.infoset >= 0
-        total = own[depth] * others[depth] / tree.deal_probability
-        reach += np.bincount(layer.infoset[live], weights=total[live], minlength=tree.num_infosets)
-    return reach
 
 
 def dense(tree: GameTree, strategy: np.ndarray, infosets: np.ndarray) -> np.ndarray:
@@ -70,7 +61,7 @@ def fresh_network(args, tree: GameTree, max_players: int):
 
 def distill(args, tree: GameTree, target: np.ndarray, *, rules, max_players: int) -> list[dict]:
     choice = np.flatnonzero(tree.infoset_size > 1)
-    reach = infoset_reach(tree, target)[choice]
+    reach = reach_probabilities(tree, target)[choice]
     weight = (1 - args.uniform_share) * reach / reach.sum() + args.uniform_share / len(choice)
     obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
     mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
@@ -136,7 +127,7 @@ def exact_policy_gradient(args, tree: GameTree, rules, max_players: int) -> list
         if magnet is None:
             magnet = old.clone()
         values = torch.as_tensor(dense(tree, counterfactual_action_values(tree, strategy), choice))
-        reach = infoset_reach(tree, strategy)[choice]
+        reach = reach_probabilities(tree, strategy)[choice]
         weight = (1 - args.uniform_share) * reach / reach.sum() + args.uniform_share / len(choice)
         weight = torch.as_tensor(weight / weight.sum(), dtype=torch.float32)
         advantage = values - (old * values).sum(dim=1, keepdim=True)
