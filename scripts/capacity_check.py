@@ -38,13 +38,19 @@ DEFAULT_UNIFORM_SHARE = 0.5
 rarely reached sets still count, since a best response can steer play into them."""
 
 
-def dense(tree: GameTree, strategy: np.ndarray, infosets: np.ndarray) -> np.ndarray:
-    """float32[len(infosets), actions]: ``strategy`` at ``infosets`` as rows over every action."""
-    rows = np.zeros((len(infosets), tree.masks.shape[1]), np.float32)
+def slots_of(tree: GameTree, infosets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(slots, row, action): every strategy slot of ``infosets``, its set's row in ``infosets`` and its action."""
     position = np.full(tree.num_infosets, -1)
     position[infosets] = np.arange(len(infosets))
     slots = np.flatnonzero(position[tree.slot_infoset] >= 0)
-    rows[position[tree.slot_infoset[slots]], tree.slot_action[slots]] = strategy[slots]
+    return slots, position[tree.slot_infoset[slots]], tree.slot_action[slots]
+
+
+def dense(tree: GameTree, strategy: np.ndarray, infosets: np.ndarray) -> np.ndarray:
+    """float32[len(infosets), actions]: ``strategy`` at ``infosets`` as rows over every action."""
+    rows = np.zeros((len(infosets), tree.masks.shape[1]), np.float32)
+    slots, row, action = slots_of(tree, infosets)
+    rows[row, action] = strategy[slots]
     return rows
 
 
@@ -100,12 +106,10 @@ def network_strategy(tree: GameTree, network, choice: np.ndarray, *, obs: torch.
     with torch.no_grad():
         probabilities = torch.softmax(masked_logits(network(obs)[0], mask), dim=1)
     strategy = tree.uniform_strategy()
-    position = np.full(tree.num_infosets, -1)
-    position[choice] = np.arange(len(choice))
-    slots = np.flatnonzero(position[tree.slot_infoset] >= 0)
+    slots, row, action = slots_of(tree, choice)
     rows = probabilities.double().numpy()
     rows /= rows.sum(axis=1, keepdims=True)
-    strategy[slots] = rows[position[tree.slot_infoset[slots]], tree.slot_action[slots]]
+    strategy[slots] = rows[row, action]
     return strategy, probabilities
 
 
