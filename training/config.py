@@ -32,6 +32,7 @@ Magnet = Literal["none", "uniform", "ema"]
 EverySeat = Literal["auto", "on", "off"]
 Architecture = Literal["rank", "mlp"]
 Critic = Literal["shared", "privileged"]
+PolicyObjective = Literal["clipped", "mirror_fit"]
 Reward = Literal[REWARD_MODES]  # type: ignore[valid-type]
 SCHEDULES = typing.get_args(Schedule)
 
@@ -195,6 +196,13 @@ class PPOSettings:
     ent_coef: float = setting(0.0, 'Entropy bonus (over legal actions only).')
     vf_coef: float = setting(0.5, 'Weight of the value loss.')
     max_grad_norm: float = setting(0.5, 'Gradient norm clip.')
+    policy_objective: PolicyObjective = setting(
+        "clipped",
+        "How the policy learns from a batch: clipped (PPO's clipped surrogate on the sampled advantages, the "
+        "magnet and mirror KLs added as terms) or mirror_fit (an action-value head learns every action's return; "
+        "each update takes the magnetic mirror-descent step in closed form at every sampled decision, from the "
+        "collecting policy, the action values and the magnet, with step size 1 / mirror_coef and temperature "
+        "magnet_coef, and fits the policy to it by cross-entropy).")
     hand_coef: float = setting(
         0.0,
         "Weight of an auxiliary loss: the network also predicts every other hand and the deck per rank "
@@ -435,9 +443,23 @@ class TrainConfig:
             self._set_up_best_response()
         else:
             self._take_deck_defaults()
+        if self.ppo.policy_objective == "mirror_fit":
+            self._check_mirror_fit()
         if self.scale_out.ray and self.scale_out.rollout_workers > self.run.num_envs:
             raise ValueError(f"rollout_workers={self.scale_out.rollout_workers} is more than num_envs="
                              f"{self.run.num_envs}: every actor needs at least one game slot")
+
+    def _check_mirror_fit(self) -> None:
+        """The mirror fit's step needs a step size (mirror_coef above 0, its schedule constant) and reads
+        the actor's own action values (no privileged critic, no hand head beside it)."""
+        if self.regularizers.mirror_coef <= 0:
+            raise ValueError(f"policy_objective=mirror_fit takes its step size as 1 / mirror_coef: mirror_coef "
+                             f"must be above 0, got {self.regularizers.mirror_coef}")
+        clashing = {"mirror_schedule": ("constant", self.regularizers.mirror_schedule),
+                    "critic": ("shared", self.network.critic), "hand_coef": (0.0, self.ppo.hand_coef)}
+        for name, (allowed, value) in clashing.items():
+            if value != allowed:
+                raise ValueError(f"policy_objective=mirror_fit needs {name}={allowed!r}, got {value!r}")
 
     def get(self, name: str):
         """A setting by its flat name."""

@@ -72,7 +72,8 @@ def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: i
     shape = config.network
     network = make_network(shape.architecture, encoder.size, num_actions, hidden_sizes=shape.hidden_sizes,
                            max_players=max_players,
-                           critic=shape.critic, hidden_size=encoder.hidden_size, hand_head=config.ppo.hand_coef > 0)
+                           critic=shape.critic, hidden_size=encoder.hidden_size, hand_head=config.ppo.hand_coef > 0,
+                           action_values=config.ppo.policy_objective == "mirror_fit")
     if config.opponents.best_response:  # the exploiter starts as a copy of its target where it can
         start = exploiter_start(config.opponents.best_response, config.opponents.best_response_start, tables)
         if start.checkpoint is not None:

@@ -4,6 +4,12 @@
            [+ hand_coef * hand] [+ magnet_coef * KL(policy || magnet)] [+ mirror_coef * KL(policy || collector)]
            [+ support_coef * KL(uniform || policy)]
 
+or, with ``policy_objective`` mirror_fit, the policy term is the cross-entropy to the closed-form mirror step
+(`mirror_fit_target`, which holds the magnet and the step) and the action values' squared error joins:
+
+    loss = CE(target || policy) + vf_coef * (value + action value) - ent_coef * entropy
+           [+ support_coef * KL(uniform || policy)]
+
 A term reads one minibatch (`Minibatch`: the network's outputs on its rows and the batch's targets) and
 gives its unweighted value, which is also what the update reports under the term's name. Adding a term
 to the trainer is writing one class and listing it in `loss_terms`.
@@ -40,6 +46,8 @@ class Minibatch:
     """The hand head's guesses of the hidden cards, when the network has one."""
     hidden: torch.Tensor | None = None
     """The hidden cards themselves (the hand head's targets)."""
+    taken_action_value: torch.Tensor | None = None
+    """[B] the action-value head's estimate of the action taken, when the network has one."""
 
 
 @dataclass
@@ -85,6 +93,43 @@ class ValueLoss(LossTerm):
         return 0.5 * ((batch.values - batch.returns) ** 2).mean()
 
 
+class ActionValueLoss(LossTerm):
+    """Half the squared error of the action-value head's estimate of the action taken against the returns."""
+
+    def value(self, batch: Minibatch) -> torch.Tensor:
+        if batch.taken_action_value is None:
+            raise ValueError("the action-value term needs a network with an action-value head")
+        return 0.5 * ((batch.taken_action_value - batch.returns) ** 2).mean()
+
+
+@dataclass
+class MirrorFit(LossTerm):
+    """The cross-entropy from the batch's closed-form mirror-descent targets (`mirror_fit_target`) to the
+    policy, over the legal actions: minimized where the policy is the target."""
+
+    target: torch.Tensor | None = None
+
+    def value(self, batch: Minibatch) -> torch.Tensor:
+        if self.target is None:
+            raise ValueError("the mirror-fit term needs the batch's target policies")
+        goal = self.target[batch.rows]
+        return -(goal * torch.where(batch.legal, batch.log_probs, 0.0)).sum(dim=-1).mean()
+
+
+def mirror_fit_target(action_values: torch.Tensor, collecting: torch.Tensor, magnet: torch.Tensor | None,
+                      legal: torch.Tensor, *, step_size: float, temperature: float) -> torch.Tensor:
+    """[B, A]: at each decision the policy that maximizes ``<q, pi> - KL(pi, collecting) / step_size -
+    temperature * KL(pi, magnet)``, which is ``pi ∝ exp((step_size * q + step_size * temperature * log magnet
+    + log collecting) / (1 + step_size * temperature))`` (magnetic mirror descent's step in closed form,
+    Sokota et al. 2023); ``collecting`` and ``magnet`` as log-probabilities (no magnet: temperature 0)."""
+    regularized = step_size * temperature if magnet is not None else 0.0
+    logits = step_size * action_values + collecting
+    if magnet is not None:
+        logits = logits + regularized * magnet
+    logits = torch.where(legal, logits / (1.0 + regularized), torch.full_like(logits, -torch.inf))
+    return torch.softmax(logits, dim=-1)
+
+
 class Entropy(LossTerm):
     """The mean entropy over the legal actions (a bonus: its weight is ``-ent_coef``)."""
 
@@ -122,17 +167,23 @@ class SupportKL(LossTerm):
 
 
 def loss_terms(ppo, *, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
-               collecting: torch.Tensor | None = None, support_coef: float = 0.0) -> list[LossTerm]:
+               collecting: torch.Tensor | None = None, support_coef: float = 0.0,
+               mirror_target: torch.Tensor | None = None) -> list[LossTerm]:
     """The terms of one update's loss, in the order they are summed (``ppo``: a `PPOSettings`, its clip and
-    weights; the KL terms' weights and reference policies for the whole batch as given)."""
-    policy = ClippedPolicy("policy_loss", 1.0, ppo.clip_coef)
+    weights; the KL terms' weights and reference policies for the whole batch as given; ``mirror_target``:
+    the batch's closed-form targets, for ``policy_objective`` mirror_fit, whose magnet and mirror KLs are
+    then in the target and are only reported)."""
+    fitting = ppo.policy_objective == "mirror_fit"
+    policy = MirrorFit("policy_loss", 1.0, mirror_target) if fitting else ClippedPolicy("policy_loss", 1.0, ppo.clip_coef)
     terms: list[LossTerm] = [policy, ValueLoss("value_loss", ppo.vf_coef), Entropy("entropy", -ppo.ent_coef)]
+    if fitting:
+        terms.append(ActionValueLoss("action_value_loss", ppo.vf_coef))
     if ppo.hand_coef > 0:
         terms.append(HandPrediction("hand_loss", ppo.hand_coef))
     if magnet_coef > 0:
-        terms.append(KLToReference("magnet_kl", magnet_coef, magnet))
+        terms.append(KLToReference("magnet_kl", 0.0 if fitting else magnet_coef, magnet))
     if mirror_coef > 0:
-        terms.append(KLToReference("mirror_kl", mirror_coef, collecting))
+        terms.append(KLToReference("mirror_kl", 0.0 if fitting else mirror_coef, collecting))
     if support_coef > 0:
         terms.append(SupportKL("support_kl", support_coef))
     return terms
@@ -144,10 +195,12 @@ def total_loss(terms: list[LossTerm], batch: Minibatch) -> tuple[torch.Tensor, d
     stats: dict[str, float] = {}
     for term in terms:
         value = term.value(batch)
-        weighted = value if term.weight == 1.0 else term.weight * value
-        total = weighted if total is None else total + weighted
         stats[term.name] = value.item()
         stats.update(term.statistics())
+        if term.weight == 0.0:  # reported only
+            continue
+        weighted = value if term.weight == 1.0 else term.weight * value
+        total = weighted if total is None else total + weighted
     if total is None:
         raise ValueError("a loss needs at least one term")
     return total, stats

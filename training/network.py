@@ -54,6 +54,11 @@ class Actor(nn.Module):
         """(logits, value, predicted hidden cards[B, H]) in one pass (needs `add_hand_head`)."""
         return self._forward(obs, with_hands=True)
 
+    def forward_with_action_values(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(logits, value, action values[B, A]) in one pass (needs `add_action_value_head`): the action-value
+        head's estimate of each action's return, read by the mirror-fit update."""
+        return self._forward(obs, with_hands=False, with_action_values=True)
+
     privileged = False
     """Whether a critic that sees the hidden cards gives the value in training (`PrivilegedCritic`)."""
 
@@ -69,7 +74,7 @@ class Actor(nn.Module):
         return {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
                 for name, tensor in getattr(self, HAND_HEAD).state_dict().items()}
 
-    def _forward(self, obs: torch.Tensor, with_hands: bool):
+    def _forward(self, obs: torch.Tensor, with_hands: bool, with_action_values: bool = False):
         raise NotImplementedError
 
 
@@ -103,9 +108,15 @@ class ActorCritic(Actor):
         """An auxiliary head predicting what the observation hides (`HAND_HEAD`), read from the trunk."""
         self.hand_head = _linear(self.trunk[-2].out_features, hidden_size, VALUE_HEAD_GAIN)
 
-    def _forward(self, obs: torch.Tensor, with_hands: bool):
+    def add_action_value_head(self) -> None:
+        """A head estimating every action's return (`ACTION_VALUE_HEAD`), read from the trunk."""
+        self.action_value_head = _linear(self.trunk[-2].out_features, self.num_actions, VALUE_HEAD_GAIN)
+
+    def _forward(self, obs: torch.Tensor, with_hands: bool, with_action_values: bool = False):
         features = self.trunk(obs)
         logits, value = self.policy_head(features), self.value_head(features).squeeze(-1)
+        if with_action_values:
+            return logits, value, self.action_value_head(features)
         return logits, value, self.hand_head(features) if with_hands else None
 
 
@@ -157,8 +168,18 @@ class RankActorCritic(Actor):
         that rank's count in every seat's hand and in the deck."""
         self.hand_head = _linear(self.token.out_features, hidden_size // NUM_RANK_SLOTS, VALUE_HEAD_GAIN)
 
-    def _forward(self, obs: torch.Tensor, with_hands: bool):
+    def add_action_value_head(self) -> None:
+        """A head estimating every action's return (`ACTION_VALUE_HEAD`), shaped as the policy's heads: from
+        each rank's token, that rank's actions' values (natural and joker), the joker's context added."""
+        token, targets = self.token.out_features, self.num_actions // NUM_KINDS
+        self.action_value_head = nn.ModuleDict({
+            "natural": _linear(token, targets, VALUE_HEAD_GAIN), "joker": _linear(token, targets, VALUE_HEAD_GAIN),
+            "joker_context": _linear(token, targets, VALUE_HEAD_GAIN, bias=False)})
+
+    def _forward(self, obs: torch.Tensor, with_hands: bool, with_action_values: bool = False):
         logits, value, tokens = self._tokens(obs)
+        if with_action_values:
+            return logits, value, self._by_action(tokens, *self.action_value_head.values())
         if not with_hands:
             return logits, value, None
         per_rank = self.hand_head(tokens)  # [B, R, seats + deck]
@@ -172,12 +193,18 @@ class RankActorCritic(Actor):
         tokens = torch.relu(self.token(features) + self.token_context(context)[:, None, :])
         pooled = self.mix_pool(tokens.mean(dim=1)) + self.mix_context(context)
         tokens = torch.relu(self.mix(tokens) + pooled[:, None, :])
-        ranks = tokens[:, :-1]
-        natural = self.natural_head(ranks)
-        joker = self.joker_head(ranks) + self.joker_context(tokens[:, -1])[:, None, :]
-        logits = torch.cat([natural, joker], dim=1).reshape(batch, -1)
+        logits = self._by_action(tokens, self.natural_head, self.joker_head, self.joker_context)
         value = self.value_head(torch.cat([tokens.mean(dim=1), context], dim=1))
         return logits, value.squeeze(-1), tokens
+
+    @staticmethod
+    def _by_action(tokens: torch.Tensor, natural_head: nn.Module, joker_head: nn.Module,
+                   joker_context: nn.Module) -> torch.Tensor:
+        """[B, A]: one output per action from the rank tokens (the last token is the joker's context)."""
+        ranks = tokens[:, :-1]
+        natural = natural_head(ranks)
+        joker = joker_head(ranks) + joker_context(tokens[:, -1])[:, None, :]
+        return torch.cat([natural, joker], dim=1).reshape(tokens.shape[0], -1)
 
 
 CRITICS = ("shared", "privileged")
@@ -242,8 +269,9 @@ def playing_network(network: TrainerNetwork) -> Actor:
 
 def make_network(architecture: str, obs_size: int, num_actions: int, *, hidden_sizes: tuple[int, ...],
                  max_players: int, critic: str = "shared", hidden_size: int = 0,
-                 hand_head: bool = False) -> TrainerNetwork:
-    """The trainer's network for ``TrainConfig.architecture``, ``critic`` and ``hand_coef`` (a hand head)."""
+                 hand_head: bool = False, action_values: bool = False) -> TrainerNetwork:
+    """The trainer's network for ``TrainConfig.architecture``, ``critic``, ``hand_coef`` (a hand head) and
+    ``policy_objective`` (an action-value head for the mirror fit)."""
     if architecture == "rank":
         actor: Actor = RankActorCritic(obs_size, num_actions, hidden_sizes, max_players)
     elif architecture == "mlp":
@@ -252,6 +280,8 @@ def make_network(architecture: str, obs_size: int, num_actions: int, *, hidden_s
         raise ValueError(f"architecture must be mlp or rank, got {architecture!r}")
     if hand_head:
         actor.add_hand_head(hidden_size)
+    if action_values:
+        actor.add_action_value_head()
     if critic == "privileged":
         return PrivilegedCritic(actor, hidden_size)
     if critic != "shared":
@@ -267,12 +297,20 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 HAND_HEAD = "hand_head"
 """The auxiliary hand-prediction head's name: trained with the network, never saved in a checkpoint
 (a player needs no guess of the hands to play; the head only shapes what the network learns)."""
+ACTION_VALUE_HEAD = "action_value_head"
+"""The action-value head's name: it serves the mirror-fit update in training and is never saved (a player
+plays by its policy)."""
+TRAINING_ONLY_HEADS = (HAND_HEAD, ACTION_VALUE_HEAD)
+
+
+def _training_only(name: str) -> bool:
+    return name.startswith(tuple(head + "." for head in TRAINING_ONLY_HEADS))
 
 
 def network_tensors(network: ActorCritic) -> dict[str, np.ndarray]:
-    """The network's playing weights as float32 numpy arrays on the CPU (checkpoint names; no hand head)."""
+    """The network's playing weights as float32 numpy arrays on the CPU (checkpoint names; no training-only head)."""
     return {name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
-            for name, tensor in network.state_dict().items() if not name.startswith(HAND_HEAD + ".")}
+            for name, tensor in network.state_dict().items() if not _training_only(name)}
 
 
 def numpy_policy(network: ActorCritic | RankActorCritic, rules: RulesConfig, max_players: int,
@@ -315,7 +353,7 @@ def load_checkpoint_weights(network: nn.Module, path_or_name: str) -> None:
                                                     strict=False)
     except RuntimeError as error:
         raise ValueError(f"checkpoint {path_or_name} does not fit the network: {str(error).splitlines()[-1]}") from None
-    missing = [name for name in missing if not name.startswith(HAND_HEAD + ".")]
+    missing = [name for name in missing if not _training_only(name)]
     if missing or unexpected:
         raise ValueError(f"checkpoint {path_or_name} does not fit the network: missing {missing}, "
                          f"unexpected {unexpected}")

@@ -76,7 +76,7 @@ def gae(values: np.ndarray, recorded: np.ndarray, rewards: np.ndarray, dones: np
     return advantages
 
 
-LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss")
+LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss", "action_value_loss")
 """Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
 REGULARIZER_STATS = ("magnet_kl", "mirror_kl", "support_kl")
 """What `ppo_update` adds to them when the update is regularized."""
@@ -94,6 +94,10 @@ class Regularization:
     support_coef: float = 0.0
 
 
+FROZEN_CHUNK = 8192
+"""Rows per forward pass when a whole batch is read by a frozen network."""
+
+
 @torch.no_grad()
 def whole_log_probs(network: torch.nn.Module, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """[B, A]: a frozen pass of ``network``'s masked log-probabilities over every action, in minibatch-sized
@@ -101,9 +105,17 @@ def whole_log_probs(network: torch.nn.Module, obs: torch.Tensor, mask: torch.Ten
     from rouba_training.network import playing_network
 
     actor = playing_network(network)
-    parts = [MaskedCategorical(actor(obs[start:start + 8192])[0], mask[start:start + 8192]).log_probs
-             for start in range(0, len(obs), 8192)]
+    parts = [MaskedCategorical(actor(obs[start:start + FROZEN_CHUNK])[0], mask[start:start + FROZEN_CHUNK]).log_probs
+             for start in range(0, len(obs), FROZEN_CHUNK)]
     return torch.cat(parts) if parts else torch.zeros(mask.shape, device=mask.device)
+
+
+@torch.no_grad()
+def whole_action_values(network: torch.nn.Module, obs: torch.Tensor) -> torch.Tensor:
+    """[B, A]: a frozen pass of the action-value head over the batch, in chunks."""
+    parts = [network.forward_with_action_values(obs[start:start + FROZEN_CHUNK])[2]
+             for start in range(0, len(obs), FROZEN_CHUNK)]
+    return torch.cat(parts)
 
 
 def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch, *, ppo: PPOSettings,
@@ -116,7 +128,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     the collecting policy (the network as it is when called). ``update`` names the update in an error.
     Returns the mean of each of `LOSS_STATS` (and, regularized, `REGULARIZER_STATS`) over the gradient steps.
     """
-    from rouba_training.losses import Minibatch, loss_terms, total_loss
+    from rouba_training.losses import Minibatch, loss_terms, mirror_fit_target, total_loss
     from rouba_training.regularizers import uniform_log_probs
 
     network.train()
@@ -137,6 +149,14 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             collecting=whole_log_probs(network, obs, legal) if regularization.mirror_coef > 0 else None,
             magnet=(None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
                     if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal)))
+    fitting = ppo.policy_objective == "mirror_fit"
+    if fitting:
+        if regularization is None or regularization.mirror_coef <= 0:
+            raise ValueError("policy_objective=mirror_fit needs a mirror_coef above 0 (its step size is 1 / mirror_coef)")
+        kl_terms["mirror_target"] = mirror_fit_target(
+            whole_action_values(network, obs), kl_terms["collecting"],
+            kl_terms["magnet"] if regularization.magnet_coef > 0 else None, mask.bool(),
+            step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
     terms = loss_terms(ppo, **kl_terms)
     reported = LOSS_STATS + (REGULARIZER_STATS if kl_terms else ())
     stats: dict[str, list[float]] = {name: [] for name in reported}
@@ -145,7 +165,11 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
         for rows in torch.tensor_split(order, minibatches):
             hidden_rows = None if hidden is None else hidden[rows]
             hands = None
-            if ppo.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
+            taken_action_value = None
+            if fitting:
+                logits, values, action_values = network.forward_with_action_values(obs[rows])
+                taken_action_value = action_values.gather(-1, actions[rows].long().unsqueeze(-1)).squeeze(-1)
+            elif ppo.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
                 logits, values, hands = network.forward_with_hands(obs[rows], hidden_rows)
             else:
                 logits, values = network(obs[rows], hidden_rows)
@@ -153,7 +177,8 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             minibatch = Minibatch(
                 rows=rows, log_probs=dist.log_probs, legal=dist.mask, log_prob=dist.log_prob(actions[rows]),
                 entropy=dist.entropy(), values=values, old_log_prob=old_log_probs[rows],
-                advantages=advantages[rows], returns=returns[rows], hands=hands, hidden=hidden_rows)
+                advantages=advantages[rows], returns=returns[rows], hands=hands, hidden=hidden_rows,
+                taken_action_value=taken_action_value)
             total, step_stats = total_loss(terms, minibatch)
             if not torch.isfinite(total):
                 raise RuntimeError(f"the loss became {float(total)} at update {update}; "

@@ -50,6 +50,11 @@ declare -A ROWS=(
   # four times the batch for the whole 10M steps: fewer updates, each less noisy (the exact-value check in
   # scripts/capacity_check.py falls to 0.016 in 90 noiseless updates)
   [medium_envs4096_10M]="--rules medium --total-steps $STEPS --num-envs 4096"
+  # the mirror fit: an action-value head, and each update fits the policy to the closed-form mirror step
+  # (scripts/capacity_check.py --exact-fit: with exact values that step, fitted, reaches 0.0099 in 50 steps)
+  [medium_3M_mirror_fit]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 1"
+  [medium_3M_mirror_fit_step3]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 0.3"
+  [medium_3M_mirror_fit_step03]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 3"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
   [mmd_medium]="--rules medium --mmd 1000"

@@ -55,7 +55,7 @@ def test_the_loss_terms_hand_computed():
 
     from rouba_training.losses import loss_terms, total_loss
 
-    config = SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.01, hand_coef=0.0, policy_loss="ppo")
+    config = SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.01, hand_coef=0.0, policy_objective="clipped")
     terms = loss_terms(config)
     assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy"]
     total, stats = total_loss(terms, one_row(math.log(0.6), 1.0))  # ratio 1.2
@@ -64,7 +64,7 @@ def test_the_loss_terms_hand_computed():
     assert stats["entropy"] == pytest.approx(0.7)
     assert float(total) == pytest.approx(-1.1 + 0.5 * 0.125 - 0.01 * 0.7)
     assert stats["clip_fraction"] == 1.0
-    _, negative = total_loss(loss_terms(SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_loss="ppo")),
+    _, negative = total_loss(loss_terms(SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_objective="clipped")),
                              one_row(math.log(0.6), -1.0, value=1.0, entropy=0.0))
     assert negative["policy_loss"] == pytest.approx(1.2)  # pessimistic side: the unclipped ratio
     assert negative["approx_kl"] == pytest.approx((1.2 - 1) - math.log(1.2), rel=1e-4)
@@ -75,7 +75,7 @@ def test_the_kl_terms_join_the_loss_with_their_weights():
 
     from rouba_training.losses import loss_terms, total_loss
 
-    config = SimpleNamespace(clip_coef=0.2, vf_coef=0.0, ent_coef=0.0, hand_coef=0.0, policy_loss="ppo")
+    config = SimpleNamespace(clip_coef=0.2, vf_coef=0.0, ent_coef=0.0, hand_coef=0.0, policy_objective="clipped")
     uniform = torch.log(torch.tensor([[0.5, 0.5]]))
     row = one_row(math.log(0.8), 0.0)
     terms = loss_terms(config, magnet_coef=0.3, magnet=uniform, mirror_coef=0.0)
