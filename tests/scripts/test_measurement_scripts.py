@@ -220,12 +220,13 @@ def test_refusal_time_runs_every_bad_call_and_checks_it_is_refused(tmp_path):
     assert len(rows) == 5 and all(len(row["runs"]) == 1 for row in rows.values())
 
 
-def test_capacity_check_fits_the_network_to_cfr_and_breaks_a_policy_down_by_depth(tmp_path):
+def test_capacity_check_fits_the_network_to_cfr_follows_mirror_descent_and_breaks_a_policy_down_by_depth(tmp_path):
     out = tmp_path / "capacity.json"
     policy = ROOT / "scripts" / "results" / "runs" / "mini_default" / "policy"
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--rules", "mini",
                              "--cfr", "100", "--distill", "--epochs", "200", "--batch", "32", "--every", "10",
-                             "--exact-pg", "--pg-steps", "30", "--policy", str(policy), "--json", str(out)],
+                             "--exact-pg", "--exact-fit", "--pg-steps", "30", "--policy", str(policy),
+                             "--json", str(out)],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(out.read_text())
@@ -236,6 +237,10 @@ def test_capacity_check_fits_the_network_to_cfr_and_breaks_a_policy_down_by_dept
     exact = [point["nash_conv"] for point in report["exact_pg"]["curve"]]
     assert [point["step"] for point in report["exact_pg"]["curve"]] == [10, 20, 30]
     assert exact[-1] < 0.02 < exact[0], "mirror descent on exact values falls from the fresh network's play"
+    fitted = report["exact_fit"]["curve"]
+    assert [point["step"] for point in fitted] == [10, 20, 30]
+    assert fitted[-1]["nash_conv"] < 0.01 < fitted[0]["nash_conv"], "the fitted mirror step falls as the tabular one"
+    assert all(point["target_nash_conv"] > 0 for point in fitted)
     layers = report["breakdown"]["layers"]
     assert layers and all(row["choice_sets"] > 0 for row in layers)
     assert all(row["equilibrium_here"] >= 0 and row["network_only_here"] >= 0 for row in layers)

@@ -101,3 +101,93 @@ def test_masking_never_samples_an_illegal_action():
     assert set(samples.tolist()) == {1, 3}
     with pytest.raises(ValueError, match="at least one legal action"):
         MaskedCategorical(torch.zeros(1, 2), torch.zeros(1, 2))
+
+
+def test_the_mirror_fit_target_is_the_tabular_mirror_step_and_leaves_illegal_moves_out():
+    from rouba_env.solve.exploitability import mmd_step
+    from rouba_training.losses import mirror_fit_target
+
+    values = np.array([[0.4, -0.2, 0.1], [1.0, 0.0, 5.0]])
+    collecting = np.array([[0.5, 0.3, 0.2], [0.9, 0.1, 0.0]])
+    magnet = np.array([[0.2, 0.2, 0.6], [0.5, 0.5, 0.0]])
+    legal = torch.tensor([[True, True, True], [True, True, False]])
+    target = mirror_fit_target(torch.as_tensor(values), torch.log(torch.as_tensor(collecting)),
+                               torch.log(torch.as_tensor(magnet)), legal, step_size=2.0, temperature=0.3).numpy()
+    slots = legal.numpy().ravel()
+    expected = mmd_step(np.array([0, 3]), collecting.ravel()[slots], values.ravel()[slots], magnet.ravel()[slots],
+                        step_size=2.0, temperature=0.3)
+    assert target.ravel()[slots] == pytest.approx(expected)
+    assert target[1, 2] == 0.0, "an illegal move gets nothing, whatever its value"
+    unregularized = mirror_fit_target(torch.as_tensor(values[:1]), torch.log(torch.as_tensor(collecting[:1])), None,
+                                      legal[:1], step_size=1.0, temperature=0.3).numpy()
+    hedge = collecting[0] * np.exp(values[0])
+    assert unregularized[0] == pytest.approx(hedge / hedge.sum()), "no magnet: the multiplicative-weights step"
+
+
+def test_the_mirror_fit_loss_is_the_cross_entropy_to_its_target_and_reports_the_kls():
+    from types import SimpleNamespace
+
+    from rouba_training.losses import Minibatch, loss_terms, total_loss
+
+    config = SimpleNamespace(clip_coef=0.2, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_objective="mirror_fit")
+    target = torch.tensor([[0.75, 0.25]])
+    reference = torch.log(torch.tensor([[0.5, 0.5]]))
+    terms = loss_terms(config, magnet_coef=0.05, magnet=reference, mirror_coef=1.0, collecting=reference,
+                       mirror_target=target)
+    assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy", "action_value_loss",
+                                             "magnet_kl", "mirror_kl"]
+    log_probs = torch.log(torch.tensor([[0.6, 0.4]]))
+    row = Minibatch(torch.tensor([0]), log_probs, torch.tensor([[True, True]]), log_probs[:, 0], torch.tensor([0.7]),
+                    torch.tensor([0.5]), torch.tensor([math.log(0.5)]), torch.tensor([1.0]), torch.tensor([1.0]),
+                    taken_action_value=torch.tensor([0.2]))
+    total, stats = total_loss(terms, row)
+    cross_entropy = -(0.75 * math.log(0.6) + 0.25 * math.log(0.4))
+    assert stats["policy_loss"] == pytest.approx(cross_entropy)
+    assert stats["action_value_loss"] == pytest.approx(0.5 * 0.8**2)
+    kl = 0.6 * math.log(0.6 / 0.5) + 0.4 * math.log(0.4 / 0.5)
+    assert stats["magnet_kl"] == pytest.approx(kl, rel=1e-5) and stats["mirror_kl"] == pytest.approx(kl, rel=1e-5)
+    assert float(total) == pytest.approx(cross_entropy + 0.5 * 0.125 + 0.5 * 0.32), "the KLs are in the target"
+    with pytest.raises(ValueError, match="action-value head"):
+        total_loss(terms, one_row(math.log(0.6), 1.0))
+
+
+def test_a_mirror_fit_update_moves_the_policy_to_the_closed_form_step():
+    from types import SimpleNamespace
+
+    from rouba_training.config import PPOSettings
+    from rouba_training.losses import mirror_fit_target
+    from rouba_training.network import make_network
+    from rouba_training.ppo import Regularization, ppo_update, whole_action_values, whole_log_probs
+
+    torch.manual_seed(0)
+    rows, obs_size, actions = 64, 12, 6
+    network = make_network("mlp", obs_size, actions, hidden_sizes=(32,), max_players=2, action_values=True)
+    obs = torch.randn(rows, obs_size)
+    mask = torch.rand(rows, actions) < 0.7
+    mask[:, 0] = True
+    taken = torch.stack([torch.multinomial(row.float(), 1)[0] for row in mask])
+    returns = torch.randn(rows)
+    batch = SimpleNamespace(obs=obs.numpy(), mask=mask.numpy(), actions=taken.numpy(), hidden=None,
+                            log_probs=np.zeros(rows, np.float32), advantages=np.zeros(rows, np.float32),
+                            returns=returns.numpy())
+    before_values = whole_action_values(network, obs).gather(1, taken[:, None]).squeeze(1)
+    collecting = whole_log_probs(network, obs, mask)
+    target = mirror_fit_target(whole_action_values(network, obs), collecting, None, mask, step_size=1.0,
+                               temperature=0.0)
+
+    def distance() -> float:
+        log_probs = whole_log_probs(network, obs, mask)
+        return float((target * (torch.log(target.clamp_min(1e-12)) - log_probs)).where(mask, 0.0).sum(1).mean())
+
+    start = distance()
+    optimizer = torch.optim.Adam(network.parameters(), lr=3e-3)
+    settings = PPOSettings(policy_objective="mirror_fit", update_epochs=8, minibatch_size=16, vf_coef=1.0)
+    stats = ppo_update(network, optimizer, batch, ppo=settings, regularization=Regularization(mirror_coef=1.0),
+                       generator=torch.Generator().manual_seed(0), device=torch.device("cpu"), update=1)
+    assert distance() < 0.5 * start, "the policy moved most of the way to its target"
+    after_values = whole_action_values(network, obs).gather(1, taken[:, None]).squeeze(1)
+    assert ((after_values - returns) ** 2).mean() < ((before_values - returns) ** 2).mean()
+    assert stats["action_value_loss"] > 0 and stats["mirror_kl"] > 0
+    with pytest.raises(ValueError, match="mirror_coef above 0"):
+        ppo_update(network, optimizer, batch, ppo=settings, regularization=None,
+                   generator=torch.Generator().manual_seed(0), device=torch.device("cpu"), update=2)

@@ -4,6 +4,7 @@ import csv
 import errno
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -478,6 +479,34 @@ def test_a_hand_head_trains_its_loss_down_is_logged_and_is_not_saved(tmp_path, a
     names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
     assert not any(name.startswith("hand_head") for name in names), "the head only shapes training"
     assert make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2)).name
+
+
+@pytest.mark.parametrize("architecture, hidden_sizes", [("rank", (16, 8)), ("mlp", (16,))])
+def test_the_mirror_fit_trains_its_action_values_is_logged_and_saves_the_policy_alone(tmp_path, architecture,
+                                                                                      hidden_sizes):
+    from safetensors.numpy import load_file
+
+    settings = dict(TINY, total_steps=1500, architecture=architecture, hidden_sizes=hidden_sizes,
+                    policy_objective="mirror_fit", mirror_coef=1.0)
+    final = train(TrainConfig.of(run_dir=str(tmp_path), **settings))
+    rows = metric_rows(tmp_path)
+    losses = [float(row["action_value_loss"]) for row in rows]
+    assert final["evaluation"] and all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+    assert all(float(row["mirror_kl"]) > 0 for row in rows[1:]), "the policy moves each update"
+    names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
+    assert not any(name.startswith("action_value_head") for name in names), "the head only serves training"
+    assert make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2)).name
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(mirror_coef=0.0), "mirror_coef must be above 0, got 0.0"),
+    (dict(mirror_schedule="linear"), "needs mirror_schedule='constant', got 'linear'"),
+    (dict(critic="privileged"), "needs critic='shared', got 'privileged'"),
+    (dict(hand_coef=1.0), "needs hand_coef=0.0, got 1.0"),
+])
+def test_the_mirror_fit_refuses_settings_it_cannot_take(settings, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        TrainConfig.of(policy_objective="mirror_fit", **settings)
 
 
 def test_an_evaluation_cut_off_by_a_stop_is_made_on_resume(tmp_path):
