@@ -54,7 +54,7 @@ declare -A ROWS=(
   # (scripts/capacity_check.py --exact-fit: with exact values that step, fitted, reaches 0.0099 in 50 steps)
   [medium_3M_mirror_fit]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 1"
   [medium_3M_mirror_fit_step3]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 0.3"
-  [medium_3M_mirror_fit_step03]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 3"
+  [medium_3M_mirror_fit_step10]="--rules medium --total-steps 3000000 --policy-objective mirror_fit"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
   [mmd_medium]="--rules medium --mmd 1000"
