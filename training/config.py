@@ -450,8 +450,8 @@ class TrainConfig:
                              f"{self.run.num_envs}: every actor needs at least one game slot")
 
     def _check_mirror_fit(self) -> None:
-        """The mirror fit's step needs a step size (mirror_coef above 0, its schedule constant) and reads
-        the actor's own action values (no privileged critic, no hand head beside it)."""
+        """The mirror fit's step needs a step size (mirror_coef above 0, its schedule constant), reads the
+        actor's own action values (no privileged critic, no hand head beside it) and has no clip."""
         if self.regularizers.mirror_coef <= 0:
             raise ValueError(f"policy_objective=mirror_fit takes its step size as 1 / mirror_coef: mirror_coef "
                              f"must be above 0, got {self.regularizers.mirror_coef}")
@@ -460,6 +460,9 @@ class TrainConfig:
         for name, (allowed, value) in clashing.items():
             if value != allowed:
                 raise ValueError(f"policy_objective=mirror_fit needs {name}={allowed!r}, got {value!r}")
+        if self.ppo.clip_coef != DEFAULTS["clip_coef"]:
+            raise ValueError(f"clip_coef={self.ppo.clip_coef} has no effect with policy_objective=mirror_fit (its "
+                             f"step is bounded by mirror_coef): leave it out")
 
     def get(self, name: str):
         """A setting by its flat name."""

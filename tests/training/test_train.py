@@ -503,6 +503,7 @@ def test_the_mirror_fit_trains_its_action_values_is_logged_and_saves_the_policy_
     (dict(mirror_schedule="linear"), "needs mirror_schedule='constant', got 'linear'"),
     (dict(critic="privileged"), "needs critic='shared', got 'privileged'"),
     (dict(hand_coef=1.0), "needs hand_coef=0.0, got 1.0"),
+    (dict(clip_coef=0.3), "clip_coef=0.3 has no effect with policy_objective=mirror_fit"),
 ])
 def test_the_mirror_fit_refuses_settings_it_cannot_take(settings, message):
     with pytest.raises(ValueError, match=re.escape(message)):
