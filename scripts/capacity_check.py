@@ -1,6 +1,6 @@
 """Can the trainer's network hold an equilibrium of a solvable deck, and which layers hold a network back?
 
-Three measurements on one tree (``medium`` by default), each by exact NashConv:
+Measurements on one tree (``medium`` by default), each by exact NashConv:
 
 - ``--distill``: the trainer's network (its default shape, or ``--architecture``/``--hidden-sizes``) fitted
   by supervised learning to CFR+'s strategy at every information set with a choice (cross-entropy, each set
@@ -9,8 +9,15 @@ Three measurements on one tree (``medium`` by default), each by exact NashConv:
   learning is what stops; if not, the network (its shape or its size) is the limit.
 - ``--exact-pg``: the same network trained by magnetic mirror descent on exact action values (the tree's
   counterfactual values of the network's own strategy, no sampling): the trainer's update without its noise.
+- ``--exact-fit``: the same, each step taken in closed form at every set (tabular MMD's step) and the network
+  fitted to it by cross-entropy: the trainer's ``--policy-objective mirror_fit`` on exact values.
+- ``--action-values RUN_DIR``: how well a mirror-fit run's action-value head (its ``checkpoint.pt``) knows
+  the exact action values of the run's own policy.
 - ``--policy``: a trained checkpoint's NashConv broken down by depth: its strategy with CFR+'s put in at
   one layer of information sets at a time (what each layer costs it).
+
+Each curve point of ``--exact-pg`` and ``--exact-fit`` is the strategy that step starts from (the network
+after the previous steps' updates).
 
 Usage: python scripts/capacity_check.py --rules medium --cfr 300 --distill --json scripts/results/capacity_medium.json
 """
@@ -204,6 +211,52 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
     return curve
 
 
+def action_value_check(tree: GameTree, run_dir: str, *, rules_name: str, max_players: int) -> dict:
+    """The run's action-value head against the exact counterfactual action values of its policy (sampling):
+    over the choice sets, weighed by how often the policy reaches them, the correlation and regression slope
+    of each legal action's advantage (its value less the policy's mean) and the mean error of the state value."""
+    from pathlib import Path
+
+    from rouba_training.run_folder import read_resume_file
+
+    saved = read_resume_file(Path(run_dir))
+    config = saved["config"]
+    seats = int(config["max_players"]) or max(config["num_players"])  # 0: the most players of its tables
+    if config["rules"] != rules_name or seats != max_players:
+        raise SystemExit(f"--action-values {run_dir}: the run trained rules {config['rules']!r} for {seats} "
+                         f"players; this tree is {rules_name!r} for {max_players}")
+    if config.get("policy_objective") != "mirror_fit":
+        raise SystemExit(f"--action-values {run_dir}: the run has no action-value head (policy_objective "
+                         f"{config.get('policy_objective', 'clipped')!r}, not 'mirror_fit')")
+    network = make_network(config["architecture"], tree.observations.shape[1], tree.masks.shape[1],
+                           hidden_sizes=tuple(config["hidden_sizes"]), max_players=max_players, action_values=True)
+    network.load_state_dict(saved["network"])
+    choice = np.flatnonzero(tree.infoset_size > 1)
+    obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
+    mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
+    strategy, probabilities = network_strategy(tree, network, choice, obs=obs, mask=mask)
+    exact = dense(tree, counterfactual_action_values(tree, strategy), choice)
+    with torch.no_grad():
+        head = torch.cat([network.forward_with_action_values(part)[2] for part in obs.split(8192)]).numpy()
+    policy, legal = probabilities.numpy(), mask.numpy()
+    reach = reach_probabilities(tree, strategy)[choice]
+    exact_advantage = (exact - (policy * exact).sum(axis=1, keepdims=True))[legal]
+    head_advantage = (head - (policy * head).sum(axis=1, keepdims=True))[legal]
+    weight = np.broadcast_to(reach[:, None], legal.shape)[legal]
+    covariance = np.cov(exact_advantage, head_advantage, aweights=weight)
+    state_error = np.abs((policy * exact).sum(axis=1) - (policy * head).sum(axis=1))
+    result = {"run": run_dir, "learner_steps": int(saved["learner_steps"]), "nash_conv": nash_conv(tree, strategy),
+              "advantage_correlation": float(covariance[0, 1] / np.sqrt(covariance[0, 0] * covariance[1, 1])),
+              "advantage_slope": float(covariance[0, 1] / covariance[0, 0]),
+              "exact_advantage_std": float(np.sqrt(covariance[0, 0])),
+              "head_advantage_std": float(np.sqrt(covariance[1, 1])),
+              "state_value_error": float(np.average(state_error, weights=reach))}
+    print(f"{run_dir} at {result['learner_steps']} steps: NashConv {result['nash_conv']:.5f}; its head's "
+          f"advantages against the exact ones: correlation {result['advantage_correlation']:.3f}, slope "
+          f"{result['advantage_slope']:.3f}; state values off by {result['state_value_error']:.4f}", flush=True)
+    return result
+
+
 def breakdown(tree: GameTree, path: str, target: np.ndarray) -> dict:
     policy = load_policy(path, tree.rules, deterministic=False)
     strategy = policy_strategy(tree, policy)[0]
@@ -233,17 +286,19 @@ def main() -> None:
     parser.add_argument("--exact-fit", action="store_true",
                         help="mirror descent on exact values, each step's closed-form target fitted by cross-entropy")
     parser.add_argument("--policy", help="a checkpoint folder to break down by depth")
+    parser.add_argument("--action-values", metavar="RUN_DIR",
+                        help="a mirror-fit run folder whose action-value head to check against the exact values")
     parser.add_argument("--architecture", default="rank", choices=("rank", "mlp"))
     parser.add_argument("--hidden-sizes", type=int, nargs="+", default=[128, 64])
     parser.add_argument("--epochs", type=int, default=200)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--every", type=int, default=20)
-    parser.add_argument("--pg-steps", type=int, default=200)
-    parser.add_argument("--pg-epochs", type=int, default=4)
-    parser.add_argument("--pg-step-size", type=float, default=1.0)
-    parser.add_argument("--pg-temperature", type=float, default=0.05)
-    parser.add_argument("--pg-magnet-rate", type=float, default=0.1)
+    parser.add_argument("--pg-steps", type=int, default=200, help="mirror steps of --exact-pg and --exact-fit")
+    parser.add_argument("--pg-epochs", type=int, default=4, help="epochs of Adam per step (both)")
+    parser.add_argument("--pg-step-size", type=float, default=1.0, help="the mirror step size (both)")
+    parser.add_argument("--pg-temperature", type=float, default=0.05, help="the magnet's weight (both)")
+    parser.add_argument("--pg-magnet-rate", type=float, default=0.1, help="how far the magnet moves a step (both)")
     parser.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE,
                         help="share of each set's weight spread evenly over the choice sets (0: by reach only)")
     parser.add_argument("--seed", type=int, default=0)
@@ -269,6 +324,9 @@ def main() -> None:
     torch.set_num_threads(1)
     if args.policy:
         result["breakdown"] = breakdown(tree, args.policy, target)
+    if args.action_values:
+        result["action_values"] = action_value_check(tree, args.action_values, rules_name=args.rules,
+                                                     max_players=rules.num_players)
     if args.distill:
         result["distill"] = {"epochs": args.epochs, "batch": args.batch, "lr": args.lr,
                              "curve": distill(args, tree, target, rules=rules, max_players=rules.num_players)}

@@ -453,8 +453,10 @@ class TrainConfig:
         """The mirror fit's step needs a step size (mirror_coef above 0, its schedule constant), reads the
         actor's own action values (no privileged critic, no hand head beside it) and has no clip."""
         if self.regularizers.mirror_coef <= 0:
+            exploiter = (" (a best response turns the mirror term off unless --mirror-coef is given)"
+                         if self.opponents.best_response else "")
             raise ValueError(f"policy_objective=mirror_fit takes its step size as 1 / mirror_coef: mirror_coef "
-                             f"must be above 0, got {self.regularizers.mirror_coef}")
+                             f"must be above 0, got {self.regularizers.mirror_coef}{exploiter}")
         clashing = {"mirror_schedule": ("constant", self.regularizers.mirror_schedule),
                     "critic": ("shared", self.network.critic), "hand_coef": (0.0, self.ppo.hand_coef)}
         for name, (allowed, value) in clashing.items():

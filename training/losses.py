@@ -108,12 +108,19 @@ class MirrorFit(LossTerm):
     policy, over the legal actions: minimized where the policy is the target."""
 
     target: torch.Tensor | None = None
+    last: dict[str, float] = field(default_factory=dict)
 
     def value(self, batch: Minibatch) -> torch.Tensor:
         if self.target is None:
             raise ValueError("the mirror-fit term needs the batch's target policies")
         goal = self.target[batch.rows]
+        with torch.no_grad():  # how far the policy has moved from the one that collected the batch, as PPO's
+            log_ratio = batch.log_prob - batch.old_log_prob
+            self.last = {"approx_kl": ((log_ratio.exp() - 1.0) - log_ratio).mean().item()}
         return -(goal * torch.where(batch.legal, batch.log_probs, 0.0)).sum(dim=-1).mean()
+
+    def statistics(self) -> dict[str, float]:
+        return self.last
 
 
 def mirror_fit_target(action_values: torch.Tensor, collecting: torch.Tensor, magnet: torch.Tensor | None,

@@ -248,6 +248,10 @@ class PrivilegedCritic(nn.Module):
         logits, value, hands = self.actor.forward_with_hands(obs)
         return logits, self._value(obs, hidden, value), hands
 
+    def forward_with_action_values(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        raise ValueError("a privileged critic has no action-value head (policy_objective mirror_fit needs "
+                         "critic shared)")
+
     def _value(self, obs: torch.Tensor, hidden: torch.Tensor | None, own: torch.Tensor) -> torch.Tensor:
         """The critic's value given the hidden cards; without them the actor's own (a snapshot playing)."""
         return own if hidden is None else self.critic(torch.cat([obs, hidden], dim=1)).squeeze(-1)
@@ -343,8 +347,8 @@ def load_checkpoint_weights(network: nn.Module, path_or_name: str) -> None:
     """Copy a checkpoint's network into the trainer's ``network`` of the same shape: the actor, and the
     privileged critic where both have one (an exploiter that starts as a copy of its target).
 
-    A ValueError names the tensors that do not fit; a hand head (saved beside the actor, for a search's
-    determinizations, not among its tensors) keeps its fresh weights.
+    A ValueError names the tensors that do not fit; an action-value head (never saved) and a hand head
+    (saved beside the actor for a search's determinizations, not among its tensors) keep their fresh weights.
     """
     tensors, metadata = load_checkpoint(path_or_name)
     actor = playing_network(network)

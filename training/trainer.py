@@ -60,8 +60,11 @@ METRIC_FIELDS = [
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score", "kind", "nash_conv", "margin_low", "margin_high", "bound", "bound_low",
                "bound_high", "exact_value", "exact_best_response"]
-SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic", "hand_coef")
-"""Settings a resumed run cannot change: they fix the network's input and output sizes."""
+SHAPE_FIELDS = ("num_players", "max_players", "architecture", "hidden_sizes", "rules", "critic", "hand_coef",
+                "policy_objective")
+"""Settings a resumed run cannot change: they fix the network's input and output sizes (and its heads)."""
+BEFORE_SHAPE_FIELDS = {"policy_objective": "clipped"}
+"""What a run saved before a shape field existed held at it."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """Signals that ask a run to stop after its update (a second one stops it at once)."""
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -176,10 +179,12 @@ class Trainer:
     def load_state_dict(self, saved: dict) -> None:
         """Carry on from a checkpoint of this run; a ValueError if it changes the network's shape."""
         config = self.config
-        fixed = sorted(k for k in SHAPE_FIELDS if saved["config"].get(k, config.to_dict()[k]) != config.to_dict()[k])
+        asked = config.to_dict()
+        held = {k: saved["config"].get(k, BEFORE_SHAPE_FIELDS.get(k, asked[k])) for k in SHAPE_FIELDS}
+        fixed = sorted(k for k in SHAPE_FIELDS if held[k] != asked[k])
         if fixed:
             raise ValueError(f"--resume: {fixed} differ from the checkpoint's "
-                             f"({ {k: saved['config'][k] for k in fixed} }); they fix the network's shape")
+                             f"({ {k: held[k] for k in fixed} }); they fix the network's shape")
         try:
             # RNG states stay on the CPU; load_state_dict moves weights to the parameters' device.
             self.learner.load_state_dict(saved)

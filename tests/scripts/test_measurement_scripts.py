@@ -1,6 +1,7 @@
 """The measurement scripts behind results figures run, with tiny budgets (no timing asserts)."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -240,7 +241,8 @@ def test_capacity_check_fits_the_network_to_cfr_follows_mirror_descent_and_break
     fitted = report["exact_fit"]["curve"]
     assert [point["step"] for point in fitted] == [10, 20, 30]
     assert fitted[-1]["nash_conv"] < 0.01 < fitted[0]["nash_conv"], "the fitted mirror step falls as the tabular one"
-    assert all(point["target_nash_conv"] > 0 for point in fitted)
+    assert fitted[-1]["target_nash_conv"] < fitted[0]["target_nash_conv"], "each step's closed-form target improves"
+    assert all(point["target_nash_conv"] < 1.5 * point["nash_conv"] for point in fitted), "the fit follows its target"
     layers = report["breakdown"]["layers"]
     assert layers and all(row["choice_sets"] > 0 for row in layers)
     assert all(row["equilibrium_here"] >= 0 and row["network_only_here"] >= 0 for row in layers)
@@ -250,3 +252,25 @@ def test_capacity_check_refuses_a_share_outside_zero_to_one():
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--uniform-share", "1.5"],
                             capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 2 and "--uniform-share must be in [0, 1], got 1.5" in result.stderr
+
+
+def test_capacity_check_scores_a_mirror_fit_runs_action_values_and_refuses_a_run_without_them(tmp_path):
+    tiny = ["--rules", "mini", "--total-steps", "3000", "--num-envs", "32", "--rollout-steps", "8",
+            "--minibatch-size", "256", "--eval-interval", "0", "--final-eval-games", "0", "--no-progress"]
+    runs = {"fit": ["--policy-objective", "mirror_fit", "--mirror-coef", "1"], "clipped": []}
+    for name, extra in runs.items():
+        trained = subprocess.run([sys.executable, "-m", "rouba_training.cli", "--run-dir", str(tmp_path / name),
+                                  *tiny, *extra], capture_output=True, text=True, timeout=600, cwd=ROOT)
+        assert trained.returncode == 0, trained.stderr[-2000:]
+    out = tmp_path / "values.json"
+    command = [sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--rules", "mini", "--cfr", "1"]
+    result = subprocess.run([*command, "--action-values", str(tmp_path / "fit"), "--json", str(out)],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(out.read_text())["action_values"]
+    assert report["learner_steps"] >= 3000 and report["nash_conv"] > 0
+    assert -1 <= report["advantage_correlation"] <= 1 and math.isfinite(report["advantage_slope"])
+    assert report["exact_advantage_std"] > 0 and report["head_advantage_std"] > 0 and report["state_value_error"] > 0
+    refused = subprocess.run([*command, "--action-values", str(tmp_path / "clipped")],
+                             capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert refused.returncode != 0 and "has no action-value head" in refused.stderr

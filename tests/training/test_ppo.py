@@ -144,6 +144,7 @@ def test_the_mirror_fit_loss_is_the_cross_entropy_to_its_target_and_reports_the_
     cross_entropy = -(0.75 * math.log(0.6) + 0.25 * math.log(0.4))
     assert stats["policy_loss"] == pytest.approx(cross_entropy)
     assert stats["action_value_loss"] == pytest.approx(0.5 * 0.8**2)
+    assert stats["approx_kl"] == pytest.approx((1.2 - 1) - math.log(1.2), rel=1e-4), "moved from 0.5 to 0.6"
     kl = 0.6 * math.log(0.6 / 0.5) + 0.4 * math.log(0.4 / 0.5)
     assert stats["magnet_kl"] == pytest.approx(kl, rel=1e-5) and stats["mirror_kl"] == pytest.approx(kl, rel=1e-5)
     assert float(total) == pytest.approx(cross_entropy + 0.5 * 0.125 + 0.5 * 0.32), "the KLs are in the target"

@@ -287,6 +287,15 @@ def test_resume_refuses_a_different_network_shape(tmp_path):
     train(TrainConfig.of(run_dir=str(tmp_path), **config))
     with pytest.raises(ValueError, match=r"--resume: \['hidden_sizes'\] differ"):
         train(TrainConfig.of(run_dir=str(tmp_path), **dict(config, hidden_sizes=(32,), total_steps=60_000)), resume=True)
+    with pytest.raises(ValueError, match=r"--resume: \['policy_objective'\] differ .*'clipped'"):
+        train(TrainConfig.of(run_dir=str(tmp_path), **dict(config, policy_objective="mirror_fit", mirror_coef=1.0,
+                                                             total_steps=60_000)), resume=True)
+    saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    del saved["config"]["policy_objective"]  # a run saved before the setting existed trained the clipped surrogate
+    torch.save(saved, tmp_path / "checkpoint.pt")
+    with pytest.raises(ValueError, match=r"--resume: \['policy_objective'\] differ"):
+        train(TrainConfig.of(run_dir=str(tmp_path), **dict(config, policy_objective="mirror_fit", mirror_coef=1.0,
+                                                             total_steps=60_000)), resume=True)
     with pytest.raises(RunFolderError, match="no checkpoint.pt"):
         train(TrainConfig.of(run_dir=str(tmp_path / "empty"), **config), resume=True)
 
