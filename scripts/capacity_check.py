@@ -35,7 +35,7 @@ from rouba_env.files import write_atomically
 from rouba_env.players.network import load_policy
 from rouba_env.rules.config import preset
 from rouba_env.solve.exploitability import (
-    CFRPlus, counterfactual_action_values, mmd_step, nash_conv, policy_strategy, reach_probabilities,
+    CFRPlus, counterfactual_action_values, mmd_step, moved_magnet, nash_conv, policy_strategy, reach_probabilities,
 )
 from rouba_env.solve.game_tree import GameTree
 from rouba_training.network import make_network, masked_logits, numpy_policy
@@ -72,6 +72,13 @@ def fresh_network(args, tree: GameTree, max_players: int):
                         hidden_sizes=tuple(args.hidden_sizes), max_players=max_players)
 
 
+def choice_sets(tree: GameTree) -> tuple[np.ndarray, torch.Tensor, torch.Tensor]:
+    """(the information sets with a choice, their observations, their legal moves) as the network reads them."""
+    choice = np.flatnonzero(tree.infoset_size > 1)
+    return (choice, torch.as_tensor(np.asarray(tree.observations[choice], np.float32)),
+            torch.as_tensor(np.asarray(tree.masks[choice], bool)))
+
+
 def set_weights(tree: GameTree, strategy: np.ndarray, choice: np.ndarray, *, uniform_share: float) -> torch.Tensor:
     """float32[len(choice)], summing to 1: each choice set's weight in a fit, ``uniform_share`` of it spread
     evenly and the rest by how often play under ``strategy`` reaches the set."""
@@ -93,10 +100,8 @@ def fit_epoch(network, optimizer, *, obs: torch.Tensor, mask: torch.Tensor, goal
 
 
 def distill(args, tree: GameTree, target: np.ndarray, *, rules, max_players: int) -> list[dict]:
-    choice = np.flatnonzero(tree.infoset_size > 1)
+    choice, obs, mask = choice_sets(tree)
     weight = set_weights(tree, target, choice, uniform_share=args.uniform_share)
-    obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
-    mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
     goal = torch.as_tensor(dense(tree, target, choice))
     network = fresh_network(args, tree, max_players)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
@@ -135,9 +140,7 @@ def exact_policy_gradient(args, tree: GameTree, rules, max_players: int) -> list
     strategy: each step maximizes, over the choice sets weighed as in `distill`, the expected action value
     minus KL to the last policy (times 1/step size) and KL to a magnet (times ``--pg-temperature``) that
     moves geometrically towards the policy by ``--pg-magnet-rate`` a step, as the tabular MMD does."""
-    choice = np.flatnonzero(tree.infoset_size > 1)
-    obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
-    mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
+    choice, obs, mask = choice_sets(tree)
     network = fresh_network(args, tree, max_players)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
     magnet = None
@@ -180,9 +183,7 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
     a magnet that follows the network's strategy, is the target of ``--pg-epochs`` epochs of cross-entropy
     (warm-started). Against `exact_policy_gradient` it separates the mirror step from how well the weights
     follow it; against the tabular MMD it shows what the fit costs."""
-    choice = np.flatnonzero(tree.infoset_size > 1)
-    obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
-    mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
+    choice, obs, mask = choice_sets(tree)
     network = fresh_network(args, tree, max_players)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
@@ -194,9 +195,7 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
         values = counterfactual_action_values(tree, strategy)
         target = mmd_step(tree.slot_start, strategy, values, magnet, step_size=args.pg_step_size,
                           temperature=args.pg_temperature)
-        mixed = np.exp((1 - args.pg_magnet_rate) * np.log(np.maximum(magnet, 1e-300))
-                       + args.pg_magnet_rate * np.log(np.maximum(strategy, 1e-300)))
-        magnet = mixed / np.repeat(np.add.reduceat(mixed, tree.slot_start), tree.infoset_size)
+        magnet = moved_magnet(tree.slot_start, magnet, strategy, rate=args.pg_magnet_rate)
         weight = set_weights(tree, strategy, choice, uniform_share=args.uniform_share)
         goal = torch.as_tensor(dense(tree, target, choice))
         for _ in range(args.pg_epochs):
@@ -231,9 +230,7 @@ def action_value_check(tree: GameTree, run_dir: str, *, rules_name: str, max_pla
     network = make_network(config["architecture"], tree.observations.shape[1], tree.masks.shape[1],
                            hidden_sizes=tuple(config["hidden_sizes"]), max_players=max_players, action_values=True)
     network.load_state_dict(saved["network"])
-    choice = np.flatnonzero(tree.infoset_size > 1)
-    obs = torch.as_tensor(np.asarray(tree.observations[choice], np.float32))
-    mask = torch.as_tensor(np.asarray(tree.masks[choice], bool))
+    choice, obs, mask = choice_sets(tree)
     strategy, probabilities = network_strategy(tree, network, choice, obs=obs, mask=mask)
     exact = dense(tree, counterfactual_action_values(tree, strategy), choice)
     with torch.no_grad():

@@ -111,11 +111,16 @@ def whole_log_probs(network: torch.nn.Module, obs: torch.Tensor, mask: torch.Ten
 
 
 @torch.no_grad()
-def whole_action_values(network: torch.nn.Module, obs: torch.Tensor) -> torch.Tensor:
-    """[B, A]: a frozen pass of the action-value head over the batch, in chunks."""
-    parts = [network.forward_with_action_values(obs[start:start + FROZEN_CHUNK])[2]
-             for start in range(0, len(obs), FROZEN_CHUNK)]
-    return torch.cat(parts)
+def whole_policy_and_action_values(network: torch.nn.Module, obs: torch.Tensor,
+                                   mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """([B, A], [B, A]): one frozen pass of the masked log-probabilities and the action-value head over the
+    batch, in chunks (the mirror fit's collecting policy and values)."""
+    log_probs, values = [], []
+    for start in range(0, len(obs), FROZEN_CHUNK):
+        logits, _, action_values = network.forward_with_action_values(obs[start:start + FROZEN_CHUNK])
+        log_probs.append(MaskedCategorical(logits, mask[start:start + FROZEN_CHUNK]).log_probs)
+        values.append(action_values)
+    return torch.cat(log_probs), torch.cat(values)
 
 
 def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch, *, ppo: PPOSettings,
@@ -140,23 +145,26 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     minibatches = max(1, round(size / ppo.minibatch_size))
+    fitting = ppo.policy_objective == "mirror_fit"
+    if fitting and (regularization is None or regularization.mirror_coef <= 0):
+        raise ValueError("policy_objective=mirror_fit needs a mirror_coef above 0 (its step size is 1 / mirror_coef)")
     kl_terms = {}
     if regularization is not None:
         legal = mask.bool()
+        collecting = frozen_values = None
+        if fitting:
+            collecting, frozen_values = whole_policy_and_action_values(network, obs, legal)
+        elif regularization.mirror_coef > 0:
+            collecting = whole_log_probs(network, obs, legal)
         kl_terms = dict(
             magnet_coef=regularization.magnet_coef, mirror_coef=regularization.mirror_coef,
-            support_coef=regularization.support_coef,
-            collecting=whole_log_probs(network, obs, legal) if regularization.mirror_coef > 0 else None,
+            support_coef=regularization.support_coef, collecting=collecting,
             magnet=(None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
                     if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal)))
-    fitting = ppo.policy_objective == "mirror_fit"
-    if fitting:
-        if regularization is None or regularization.mirror_coef <= 0:
-            raise ValueError("policy_objective=mirror_fit needs a mirror_coef above 0 (its step size is 1 / mirror_coef)")
-        kl_terms["mirror_target"] = mirror_fit_target(
-            whole_action_values(network, obs), kl_terms["collecting"],
-            kl_terms["magnet"] if regularization.magnet_coef > 0 else None, mask.bool(),
-            step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
+        if fitting:
+            kl_terms["mirror_target"] = mirror_fit_target(
+                frozen_values, collecting, kl_terms["magnet"], legal,
+                step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
     terms = loss_terms(ppo, **kl_terms)
     reported = LOSS_STATS + (REGULARIZER_STATS if kl_terms else ())
     stats: dict[str, list[float]] = {name: [] for name in reported}

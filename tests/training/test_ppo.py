@@ -158,7 +158,7 @@ def test_a_mirror_fit_update_moves_the_policy_to_the_closed_form_step():
     from rouba_training.config import PPOSettings
     from rouba_training.losses import mirror_fit_target
     from rouba_training.network import make_network
-    from rouba_training.ppo import Regularization, ppo_update, whole_action_values, whole_log_probs
+    from rouba_training.ppo import Regularization, ppo_update, whole_log_probs, whole_policy_and_action_values
 
     torch.manual_seed(0)
     rows, obs_size, actions = 64, 12, 6
@@ -171,10 +171,9 @@ def test_a_mirror_fit_update_moves_the_policy_to_the_closed_form_step():
     batch = SimpleNamespace(obs=obs.numpy(), mask=mask.numpy(), actions=taken.numpy(), hidden=None,
                             log_probs=np.zeros(rows, np.float32), advantages=np.zeros(rows, np.float32),
                             returns=returns.numpy())
-    before_values = whole_action_values(network, obs).gather(1, taken[:, None]).squeeze(1)
-    collecting = whole_log_probs(network, obs, mask)
-    target = mirror_fit_target(whole_action_values(network, obs), collecting, None, mask, step_size=1.0,
-                               temperature=0.0)
+    collecting, frozen_values = whole_policy_and_action_values(network, obs, mask)
+    before_values = frozen_values.gather(1, taken[:, None]).squeeze(1)
+    target = mirror_fit_target(frozen_values, collecting, None, mask, step_size=1.0, temperature=0.0)
 
     def distance() -> float:
         log_probs = whole_log_probs(network, obs, mask)
@@ -186,7 +185,7 @@ def test_a_mirror_fit_update_moves_the_policy_to_the_closed_form_step():
     stats = ppo_update(network, optimizer, batch, ppo=settings, regularization=Regularization(mirror_coef=1.0),
                        generator=torch.Generator().manual_seed(0), device=torch.device("cpu"), update=1)
     assert distance() < 0.5 * start, "the policy moved most of the way to its target"
-    after_values = whole_action_values(network, obs).gather(1, taken[:, None]).squeeze(1)
+    after_values = whole_policy_and_action_values(network, obs, mask)[1].gather(1, taken[:, None]).squeeze(1)
     assert ((after_values - returns) ** 2).mean() < ((before_values - returns) ** 2).mean()
     assert stats["action_value_loss"] > 0 and stats["mirror_kl"] > 0
     with pytest.raises(ValueError, match="mirror_coef above 0"):
