@@ -229,7 +229,11 @@ def action_value_check(tree: GameTree, run_dir: str, *, rules_name: str, max_pla
                          f"{config.get('policy_objective', 'clipped')!r}, not 'mirror_fit')")
     network = make_network(config["architecture"], tree.observations.shape[1], tree.masks.shape[1],
                            hidden_sizes=tuple(config["hidden_sizes"]), max_players=max_players, action_values=True)
-    network.load_state_dict(saved["network"])
+    weights = saved["network"]
+    if config.get("critic") == "privileged":  # the actor and its head, read without the critic
+        weights = {name.removeprefix("actor."): tensor for name, tensor in weights.items()
+                   if name.startswith("actor.")}
+    network.load_state_dict(weights)
     choice, obs, mask = choice_sets(tree)
     strategy, probabilities = network_strategy(tree, network, choice, obs=obs, mask=mask)
     exact = dense(tree, counterfactual_action_values(tree, strategy), choice)

@@ -202,7 +202,8 @@ class PPOSettings:
         "magnet and mirror KLs added as terms) or mirror_fit (an action-value head learns every action's return; "
         "each update takes the magnetic mirror-descent step in closed form at every sampled decision, from the "
         "collecting policy, the action values and the magnet, with step size 1 / mirror_coef and temperature "
-        "magnet_coef, and fits the policy to it by cross-entropy).")
+        "magnet_coef, and fits the policy to it by cross-entropy; with critic privileged, action values that "
+        "see the hidden cards learn the returns and the head learns every legal action's value from them).")
     hand_coef: float = setting(
         0.0,
         "Weight of an auxiliary loss: the network also predicts every other hand and the deck per rank "
@@ -451,14 +452,14 @@ class TrainConfig:
 
     def _check_mirror_fit(self) -> None:
         """The mirror fit's step needs a step size (mirror_coef above 0, its schedule constant), reads the
-        actor's own action values (no privileged critic, no hand head beside it) and has no clip."""
+        actor's own action values (no hand head beside them) and has no clip."""
         if self.regularizers.mirror_coef <= 0:
             exploiter = (" (a best response turns the mirror term off unless --mirror-coef is given)"
                          if self.opponents.best_response else "")
             raise ValueError(f"policy_objective=mirror_fit takes its step size as 1 / mirror_coef: mirror_coef "
                              f"must be above 0, got {self.regularizers.mirror_coef}{exploiter}")
         clashing = {"mirror_schedule": ("constant", self.regularizers.mirror_schedule),
-                    "critic": ("shared", self.network.critic), "hand_coef": (0.0, self.ppo.hand_coef)}
+                    "hand_coef": (0.0, self.ppo.hand_coef)}
         for name, (allowed, value) in clashing.items():
             if value != allowed:
                 raise ValueError(f"policy_objective=mirror_fit needs {name}={allowed!r}, got {value!r}")

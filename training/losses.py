@@ -7,8 +7,11 @@
 or, with ``policy_objective`` mirror_fit, the policy term is the cross-entropy to the closed-form mirror step
 (`mirror_fit_target`, which holds the magnet and the step) and the action values' squared error joins:
 
-    loss = CE(target || policy) + vf_coef * (value + action value) - ent_coef * entropy
-           [+ support_coef * KL(uniform || policy)]
+    loss = CE(target || policy) + vf_coef * (value + action value [+ action value distillation])
+           - ent_coef * entropy [+ support_coef * KL(uniform || policy)]
+
+(with a privileged critic, its action values learn the returns and the actor's head learns them over every
+legal action: the distillation).
 
 A term reads one minibatch (`Minibatch`: the network's outputs on its rows and the batch's targets) and
 gives its unweighted value, which is also what the update reports under the term's name. Adding a term
@@ -47,7 +50,12 @@ class Minibatch:
     hidden: torch.Tensor | None = None
     """The hidden cards themselves (the hand head's targets)."""
     taken_action_value: torch.Tensor | None = None
-    """[B] the action-value head's estimate of the action taken, when the network has one."""
+    """[B] the estimate of the action taken by the action values that learn from the returns (a privileged
+    critic's, else the actor's head), for the mirror fit."""
+    action_values: torch.Tensor | None = None
+    """[B, A] the actor's action-value head, when it learns from a privileged critic's action values."""
+    privileged_action_values: torch.Tensor | None = None
+    """[B, A] the privileged critic's action values (seeing the hidden cards), the actor's head's targets."""
 
 
 @dataclass
@@ -100,6 +108,19 @@ class ActionValueLoss(LossTerm):
         if batch.taken_action_value is None:
             raise ValueError("the action-value term needs a network with an action-value head")
         return 0.5 * ((batch.taken_action_value - batch.returns) ** 2).mean()
+
+
+class ActionValueDistillation(LossTerm):
+    """Half the squared error, over the legal actions, of the actor's action values against the privileged
+    critic's (held fixed): its minimum is each information set's mean of the privileged values over the
+    histories it holds, the set's action values, with a target for every legal action of every decision
+    rather than the taken one's return alone."""
+
+    def value(self, batch: Minibatch) -> torch.Tensor:
+        if batch.action_values is None or batch.privileged_action_values is None:
+            raise ValueError("the distillation term needs the actor's and the privileged critic's action values")
+        error = torch.where(batch.legal, batch.action_values - batch.privileged_action_values.detach(), 0.0)
+        return 0.5 * ((error ** 2).sum(dim=-1) / batch.legal.sum(dim=-1)).mean()
 
 
 @dataclass
@@ -175,16 +196,19 @@ class SupportKL(LossTerm):
 
 def loss_terms(ppo, *, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
                collecting: torch.Tensor | None = None, support_coef: float = 0.0,
-               mirror_target: torch.Tensor | None = None) -> list[LossTerm]:
+               mirror_target: torch.Tensor | None = None, privileged: bool = False) -> list[LossTerm]:
     """The terms of one update's loss, in the order they are summed (``ppo``: a `PPOSettings`, its clip and
     weights; the KL terms' weights and reference policies for the whole batch as given; ``mirror_target``:
     the batch's closed-form targets, for ``policy_objective`` mirror_fit, whose magnet and mirror KLs are
-    then in the target and are only reported)."""
+    then in the target and are only reported; ``privileged``: the mirror fit's action values learn from
+    the returns in a privileged critic and the actor's head learns from them)."""
     fitting = ppo.policy_objective == "mirror_fit"
     policy = MirrorFit("policy_loss", 1.0, mirror_target) if fitting else ClippedPolicy("policy_loss", 1.0, ppo.clip_coef)
     terms: list[LossTerm] = [policy, ValueLoss("value_loss", ppo.vf_coef), Entropy("entropy", -ppo.ent_coef)]
     if fitting:
         terms.append(ActionValueLoss("action_value_loss", ppo.vf_coef))
+        if privileged:
+            terms.append(ActionValueDistillation("action_value_distillation", ppo.vf_coef))
     if ppo.hand_coef > 0:
         terms.append(HandPrediction("hand_loss", ppo.hand_coef))
     if magnet_coef > 0:

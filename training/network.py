@@ -54,10 +54,16 @@ class Actor(nn.Module):
         """(logits, value, predicted hidden cards[B, H]) in one pass (needs `add_hand_head`)."""
         return self._forward(obs, with_hands=True)
 
-    def forward_with_action_values(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward_with_action_values(self, obs: torch.Tensor,
+                                   hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(logits, value, action values[B, A]) in one pass (needs `add_action_value_head`): the action-value
         head's estimate of each action's return, read by the mirror-fit update."""
         return self._forward(obs, with_hands=False, with_action_values=True)
+
+    def privileged_action_values(self, obs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        """[B, A] every action's value given the hidden cards too: only a `PrivilegedCritic` with action
+        values has them."""
+        raise ValueError("only a privileged critic (critic privileged) has action values that see the hidden cards")
 
     privileged = False
     """Whether a critic that sees the hidden cards gives the value in training (`PrivilegedCritic`)."""
@@ -118,6 +124,15 @@ class ActorCritic(Actor):
         if with_action_values:
             return logits, value, self.action_value_head(features)
         return logits, value, self.hand_head(features) if with_hands else None
+
+
+def _mlp(inputs: int, widths: tuple[int, ...], outputs: int) -> nn.Sequential:
+    """ReLU hidden layers of ``widths`` and a linear output layer (a privileged critic's value or action values)."""
+    layers: list[nn.Module] = []
+    for size in widths:
+        layers += [_linear(inputs, size, ORTHOGONAL_HIDDEN_GAIN), nn.ReLU()]
+        inputs = size
+    return nn.Sequential(*layers, _linear(inputs, outputs, VALUE_HEAD_GAIN))
 
 
 def _linear(inputs: int, outputs: int, gain: float, bias: bool = True) -> nn.Linear:
@@ -226,12 +241,9 @@ class PrivilegedCritic(nn.Module):
                  widths: tuple[int, ...] = PRIVILEGED_CRITIC_WIDTHS):
         super().__init__()
         self.actor = actor
-        layers: list[nn.Module] = []
-        width = actor.obs_size + hidden_size
-        for size in widths:
-            layers += [_linear(width, size, ORTHOGONAL_HIDDEN_GAIN), nn.ReLU()]
-            width = size
-        self.critic = nn.Sequential(*layers, _linear(width, 1, VALUE_HEAD_GAIN))
+        self.critic = _mlp(actor.obs_size + hidden_size, widths, 1)
+        if hasattr(actor, ACTION_VALUE_HEAD):  # the mirror fit's actor learns its action values from these
+            self.privileged_action_value_head = _mlp(actor.obs_size + hidden_size, widths, actor.num_actions)
         self.hidden_size = hidden_size
         self.architecture, self.obs_size, self.num_actions = actor.architecture, actor.obs_size, actor.num_actions
         self.hidden_sizes = actor.hidden_sizes
@@ -248,9 +260,19 @@ class PrivilegedCritic(nn.Module):
         logits, value, hands = self.actor.forward_with_hands(obs)
         return logits, self._value(obs, hidden, value), hands
 
-    def forward_with_action_values(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        raise ValueError("a privileged critic has no action-value head (policy_objective mirror_fit needs "
-                         "critic shared)")
+    def forward_with_action_values(self, obs: torch.Tensor,
+                                   hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(logits, the critic's value, the actor's own action values), the actor's value without ``hidden``."""
+        logits, value, action_values = self.actor.forward_with_action_values(obs)
+        return logits, self._value(obs, hidden, value), action_values
+
+    def privileged_action_values(self, obs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        """[B, A] every action's value given the hidden cards: averaged over the histories an information set
+        holds, it is the set's action value, which the actor's action-value head learns from it."""
+        if not hasattr(self, PRIVILEGED_ACTION_VALUE_HEAD):
+            raise ValueError("this privileged critic has no action values (they come with policy_objective "
+                             "mirror_fit)")
+        return self.privileged_action_value_head(torch.cat([obs, hidden], dim=1))
 
     def _value(self, obs: torch.Tensor, hidden: torch.Tensor | None, own: torch.Tensor) -> torch.Tensor:
         """The critic's value given the hidden cards; without them the actor's own (a snapshot playing)."""
@@ -304,6 +326,9 @@ HAND_HEAD = "hand_head"
 ACTION_VALUE_HEAD = "action_value_head"
 """The action-value head's name: it serves the mirror-fit update in training and is never saved (a player
 plays by its policy)."""
+PRIVILEGED_ACTION_VALUE_HEAD = "privileged_action_value_head"
+"""A privileged critic's action values (seeing the hidden cards), the mirror-fit actor's head's teacher: like
+that head, training only (never saved beside the critic's value)."""
 TRAINING_ONLY_HEADS = (HAND_HEAD, ACTION_VALUE_HEAD)
 
 

@@ -76,7 +76,8 @@ def gae(values: np.ndarray, recorded: np.ndarray, rewards: np.ndarray, dones: np
     return advantages
 
 
-LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss", "action_value_loss")
+LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss", "action_value_loss",
+              "action_value_distillation")
 """Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
 REGULARIZER_STATS = ("magnet_kl", "mirror_kl", "support_kl")
 """What `ppo_update` adds to them when the update is regularized."""
@@ -165,7 +166,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             kl_terms["mirror_target"] = mirror_fit_target(
                 frozen_values, collecting, kl_terms["magnet"], legal,
                 step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
-    terms = loss_terms(ppo, **kl_terms)
+    terms = loss_terms(ppo, **kl_terms, privileged=fitting and network.privileged)
     reported = LOSS_STATS + (REGULARIZER_STATS if kl_terms else ())
     stats: dict[str, list[float]] = {name: [] for name in reported}
     for _ in range(ppo.update_epochs):
@@ -173,10 +174,13 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
         for rows in torch.tensor_split(order, minibatches):
             hidden_rows = None if hidden is None else hidden[rows]
             hands = None
-            taken_action_value = None
-            if fitting:
-                logits, values, action_values = network.forward_with_action_values(obs[rows])
-                taken_action_value = action_values.gather(-1, actions[rows].long().unsqueeze(-1)).squeeze(-1)
+            taken_action_value = action_values = privileged_values = None
+            if fitting:  # the returns teach a privileged critic's action values, which teach the actor's head
+                logits, values, action_values = network.forward_with_action_values(obs[rows], hidden_rows)
+                if network.privileged:
+                    privileged_values = network.privileged_action_values(obs[rows], hidden_rows)
+                learning = action_values if privileged_values is None else privileged_values
+                taken_action_value = learning.gather(-1, actions[rows].long().unsqueeze(-1)).squeeze(-1)
             elif ppo.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
                 logits, values, hands = network.forward_with_hands(obs[rows], hidden_rows)
             else:
@@ -186,7 +190,8 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
                 rows=rows, log_probs=dist.log_probs, legal=dist.mask, log_prob=dist.log_prob(actions[rows]),
                 entropy=dist.entropy(), values=values, old_log_prob=old_log_probs[rows],
                 advantages=advantages[rows], returns=returns[rows], hands=hands, hidden=hidden_rows,
-                taken_action_value=taken_action_value)
+                taken_action_value=taken_action_value, action_values=action_values,
+                privileged_action_values=privileged_values)
             total, step_stats = total_loss(terms, minibatch)
             if not torch.isfinite(total):
                 raise RuntimeError(f"the loss became {float(total)} at update {update}; "

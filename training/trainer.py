@@ -56,6 +56,7 @@ METRIC_FIELDS = [
     "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",
     "learning_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
     "train_reward", "pool_size", "hand_loss", "magnet_kl", "mirror_kl", "support_kl", "action_value_loss",
+    "action_value_distillation",
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score", "kind", "nash_conv", "margin_low", "margin_high", "bound", "bound_low",

@@ -152,6 +152,33 @@ def test_the_mirror_fit_loss_is_the_cross_entropy_to_its_target_and_reports_the_
         total_loss(terms, one_row(math.log(0.6), 1.0))
 
 
+def test_the_distillation_is_the_squared_error_of_the_actors_values_over_the_legal_moves():
+    from types import SimpleNamespace
+
+    from rouba_training.losses import Minibatch, loss_terms, total_loss
+
+    config = SimpleNamespace(clip_coef=0.2, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_objective="mirror_fit")
+    terms = loss_terms(config, mirror_coef=1.0, collecting=torch.zeros(2, 3), mirror_target=torch.full((2, 3), 0.5),
+                       privileged=True)
+    assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy", "action_value_loss",
+                                             "action_value_distillation", "mirror_kl"]
+    legal = torch.tensor([[True, True, False], [True, True, True]])
+    log_probs = torch.log(torch.where(legal, 1.0 / legal.sum(1, keepdim=True), 1e-9))
+    actor = torch.tensor([[1.0, 0.0, 9.0], [0.0, 0.0, 0.0]], requires_grad=True)
+    privileged = torch.tensor([[0.0, 0.0, -9.0], [0.3, -0.3, 0.6]])
+    rows = Minibatch(torch.tensor([0, 1]), log_probs, legal, log_probs[:, 0], torch.zeros(2), torch.zeros(2),
+                     log_probs[:, 0], torch.zeros(2), torch.zeros(2), taken_action_value=privileged[:, 0],
+                     action_values=actor, privileged_action_values=privileged)
+    total, stats = total_loss(terms, rows)
+    # row 0: (1 - 0)^2 over its 2 legal moves, the illegal one's 18 left out; row 1: (0.09+0.09+0.36) over 3
+    assert stats["action_value_distillation"] == pytest.approx(0.5 * (1.0 / 2 + 0.54 / 3) / 2)
+    assert stats["action_value_loss"] == pytest.approx(0.5 * 0.09 / 2), "the privileged values learn the returns"
+    total.backward()
+    assert actor.grad[0, 2] == 0.0 and actor.grad[0, 0] > 0, "only legal moves are taught, towards the teacher"
+    with pytest.raises(ValueError, match="the actor's and the privileged critic's action values"):
+        total_loss(terms, Minibatch(**{**rows.__dict__, "privileged_action_values": None}))
+
+
 def test_a_mirror_fit_update_moves_the_policy_to_the_closed_form_step():
     from types import SimpleNamespace
 

@@ -490,27 +490,32 @@ def test_a_hand_head_trains_its_loss_down_is_logged_and_is_not_saved(tmp_path, a
     assert make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2)).name
 
 
-@pytest.mark.parametrize("architecture, hidden_sizes", [("rank", (16, 8)), ("mlp", (16,))])
+@pytest.mark.parametrize("architecture, hidden_sizes, critic", [("rank", (16, 8), "shared"), ("mlp", (16,), "shared"),
+                                                                 ("rank", (16, 8), "privileged")])
 def test_the_mirror_fit_trains_its_action_values_is_logged_and_saves_the_policy_alone(tmp_path, architecture,
-                                                                                      hidden_sizes):
+                                                                                      hidden_sizes, critic):
     from safetensors.numpy import load_file
 
-    settings = dict(TINY, total_steps=1500, architecture=architecture, hidden_sizes=hidden_sizes,
+    settings = dict(TINY, total_steps=1500, architecture=architecture, hidden_sizes=hidden_sizes, critic=critic,
                     policy_objective="mirror_fit", mirror_coef=1.0)
     final = train(TrainConfig.of(run_dir=str(tmp_path), **settings))
     rows = metric_rows(tmp_path)
-    losses = [float(row["action_value_loss"]) for row in rows]
-    assert final["evaluation"] and all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+    learned = ["action_value_loss"] + (["action_value_distillation"] if critic == "privileged" else [])
+    for name in learned:
+        losses = [float(row[name]) for row in rows]
+        assert all(np.isfinite(losses)) and losses[-1] < losses[0], (name, losses)
+    if critic == "shared":
+        assert all(float(row["action_value_distillation"]) == 0.0 for row in rows), "no teacher, no distillation"
+    assert final["evaluation"]
     assert all(float(row["mirror_kl"]) > 0 for row in rows[1:]), "the policy moves each update"
-    names = set(load_file(str(tmp_path / "policy" / "model.safetensors")))
-    assert not any(name.startswith("action_value_head") for name in names), "the head only serves training"
+    saved = [name for path in (tmp_path / "policy").glob("*.safetensors") for name in load_file(str(path))]
+    assert saved and not any("action_value_head" in name for name in saved), "the heads only serve training"
     assert make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2)).name
 
 
 @pytest.mark.parametrize("settings, message", [
     (dict(mirror_coef=0.0), "mirror_coef must be above 0, got 0.0"),
     (dict(mirror_schedule="linear"), "needs mirror_schedule='constant', got 'linear'"),
-    (dict(critic="privileged"), "needs critic='shared', got 'privileged'"),
     (dict(hand_coef=1.0), "needs hand_coef=0.0, got 1.0"),
     (dict(clip_coef=0.3), "clip_coef=0.3 has no effect with policy_objective=mirror_fit"),
 ])
