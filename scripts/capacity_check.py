@@ -10,11 +10,14 @@ Measurements on one tree (``medium`` by default), each by exact NashConv:
 - ``--exact-pg``: the same network trained by magnetic mirror descent on exact action values (the tree's
   counterfactual values of the network's own strategy, no sampling): the trainer's update without its noise.
 - ``--exact-fit``: the same, each step taken in closed form at every set (tabular MMD's step) and the network
-  fitted to it by cross-entropy: the trainer's ``--policy-objective mirror_fit`` on exact values.
+  fitted to it by cross-entropy: the trainer's ``--policy-objective mirror_fit`` on exact values (or, with
+  ``--pg-value-noise``, on exact values with fresh errors of a given size each step).
 - ``--action-values RUN_DIR``: how well a mirror-fit run's action-value head (its ``checkpoint.pt``) knows
   the exact action values of the run's own policy.
 - ``--policy``: a trained checkpoint's NashConv broken down by depth: its strategy with CFR+'s put in at
-  one layer of information sets at a time (what each layer costs it).
+  one layer of information sets at a time (what each layer costs it); and by how often its own self-play
+  meets a set: CFR+'s put in at every set met less often than a threshold (whether the sets a trainer
+  rarely samples cost it most).
 
 Each curve point of ``--exact-pg`` and ``--exact-fit`` is the strategy that step starts from (the network
 after the previous steps' updates).
@@ -187,12 +190,15 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
     network = fresh_network(args, tree, max_players)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
+    noise = np.random.default_rng(args.seed)
     magnet = None
     curve = []
     for step in range(1, args.pg_steps + 1):
         strategy = network_strategy(tree, network, choice, obs=obs, mask=mask)[0]
         magnet = strategy if magnet is None else magnet
         values = counterfactual_action_values(tree, strategy)
+        if args.pg_value_noise > 0:  # values as a learner's estimates: fresh errors every step
+            values = values + noise.normal(0.0, args.pg_value_noise, size=values.shape)
         target = mmd_step(tree.slot_start, strategy, values, magnet, step_size=args.pg_step_size,
                           temperature=args.pg_temperature)
         magnet = moved_magnet(tree.slot_start, magnet, strategy, rate=args.pg_magnet_rate)
@@ -275,6 +281,30 @@ def breakdown(tree: GameTree, path: str, target: np.ndarray) -> dict:
                                "network_only_here": kept_only})
         print(f"depth {depth} ({choices} choice sets): CFR+ here {patched:.5f}; the network only here "
               f"{kept_only:.5f}", flush=True)
+    rows["reach"] = reach_breakdown(tree, strategy, target)
+    return rows
+
+
+REACH_THRESHOLDS = (1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
+"""How often self-play meets a choice set, below which `reach_breakdown` puts CFR+'s strategy in."""
+
+
+def reach_breakdown(tree: GameTree, strategy: np.ndarray, target: np.ndarray) -> list[dict]:
+    """Whether the rarely met choice sets cost the network most: for each of `REACH_THRESHOLDS`, its
+    NashConv with CFR+'s strategy put in at the choice sets that its own self-play reaches less often than
+    that, and what share of the sets and of a trainer's samples (self-play's visits) they are."""
+    reach = reach_probabilities(tree, strategy)
+    choice = tree.infoset_size > 1
+    slot_set = tree.slot_infoset
+    rows = []
+    for threshold in REACH_THRESHOLDS:
+        rare = choice & (reach < threshold)
+        patched = nash_conv(tree, np.where(rare[slot_set], target, strategy))
+        row = {"below_reach": threshold, "choice_sets": int(rare.sum()), "set_share": float(rare.sum() / choice.sum()),
+               "sample_share": float(reach[rare].sum() / reach[choice].sum()), "equilibrium_there": patched}
+        rows.append(row)
+        print(f"sets met less often than {threshold:g} ({row['set_share']:.1%} of the choice sets, "
+              f"{row['sample_share']:.2%} of the visits): CFR+ there {patched:.5f}", flush=True)
     return rows
 
 
@@ -300,6 +330,9 @@ def main() -> None:
     parser.add_argument("--pg-step-size", type=float, default=1.0, help="the mirror step size (both)")
     parser.add_argument("--pg-temperature", type=float, default=0.05, help="the magnet's weight (both)")
     parser.add_argument("--pg-magnet-rate", type=float, default=0.1, help="how far the magnet moves a step (both)")
+    parser.add_argument("--pg-value-noise", type=float, default=0.0,
+                        help="--exact-fit: the standard deviation of fresh Gaussian errors added to every exact "
+                             "action value each step (how accurate the values must be)")
     parser.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE,
                         help="share of each set's weight spread evenly over the choice sets (0: by reach only)")
     parser.add_argument("--seed", type=int, default=0)
@@ -307,6 +340,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.cfr < 1 or args.epochs < 1 or args.batch < 1 or args.every < 1 or args.pg_steps < 1:
         parser.error("--cfr, --epochs, --batch, --every and --pg-steps must be at least 1")
+    if args.pg_value_noise < 0:
+        parser.error(f"--pg-value-noise must be at least 0, got {args.pg_value_noise}")
     if not 0 <= args.uniform_share <= 1:
         parser.error(f"--uniform-share must be in [0, 1], got {args.uniform_share}")
     rules = preset(args.rules)
@@ -337,6 +372,7 @@ def main() -> None:
                               "lr": args.lr, "curve": exact_policy_gradient(args, tree, rules, rules.num_players)}
     if args.exact_fit:
         result["exact_fit"] = {"steps": args.pg_steps, "epochs": args.pg_epochs, "step_size": args.pg_step_size,
+                               "value_noise": args.pg_value_noise,
                                "temperature": args.pg_temperature, "magnet_rate": args.pg_magnet_rate,
                                "lr": args.lr, "curve": exact_mirror_fit(args, tree, rules, rules.num_players)}
     result["seconds"] = time.perf_counter() - started

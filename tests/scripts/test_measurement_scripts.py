@@ -246,6 +246,29 @@ def test_capacity_check_fits_the_network_to_cfr_follows_mirror_descent_and_break
     layers = report["breakdown"]["layers"]
     assert layers and all(row["choice_sets"] > 0 for row in layers)
     assert all(row["equilibrium_here"] >= 0 and row["network_only_here"] >= 0 for row in layers)
+    reach = report["breakdown"]["reach"]
+    sets, samples = [row["set_share"] for row in reach], [row["sample_share"] for row in reach]
+    assert sets == sorted(sets) and samples == sorted(samples) and 0 <= samples[0] and samples[-1] <= 1
+    assert all(0 <= row["equilibrium_there"] for row in reach)
+    assert reach[-1]["choice_sets"] > reach[0]["choice_sets"], "a higher threshold takes in more sets"
+
+
+def test_capacity_checks_fitted_mirror_step_on_noisy_values_stays_above_the_exact_ones(tmp_path):
+    curves = {}
+    for noise in (0.0, 1.0):
+        out = tmp_path / f"noise{noise}.json"
+        result = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--rules", "mini",
+                                 "--cfr", "1", "--exact-fit", "--pg-steps", "30", "--every", "30",
+                                 "--pg-value-noise", str(noise), "--json", str(out)],
+                                capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert result.returncode == 0, result.stderr[-2000:]
+        report = json.loads(out.read_text())["exact_fit"]
+        assert report["value_noise"] == noise
+        curves[noise] = report["curve"][-1]["nash_conv"]
+    assert curves[0.0] < 0.01 < curves[1.0], curves
+    refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--pg-value-noise", "-1"],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert refused.returncode == 2 and "--pg-value-noise must be at least 0, got -1.0" in refused.stderr
 
 
 def test_capacity_check_refuses_a_share_outside_zero_to_one():
@@ -257,20 +280,23 @@ def test_capacity_check_refuses_a_share_outside_zero_to_one():
 def test_capacity_check_scores_a_mirror_fit_runs_action_values_and_refuses_a_run_without_them(tmp_path):
     tiny = ["--rules", "mini", "--total-steps", "3000", "--num-envs", "32", "--rollout-steps", "8",
             "--minibatch-size", "256", "--eval-interval", "0", "--final-eval-games", "0", "--no-progress"]
-    runs = {"fit": ["--policy-objective", "mirror_fit", "--mirror-coef", "1"], "clipped": []}
+    fit = ["--policy-objective", "mirror_fit", "--mirror-coef", "1"]
+    runs = {"fit": fit, "fit_privileged": [*fit, "--critic", "privileged"], "clipped": []}
     for name, extra in runs.items():
         trained = subprocess.run([sys.executable, "-m", "rouba_training.cli", "--run-dir", str(tmp_path / name),
                                   *tiny, *extra], capture_output=True, text=True, timeout=600, cwd=ROOT)
         assert trained.returncode == 0, trained.stderr[-2000:]
     out = tmp_path / "values.json"
     command = [sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--rules", "mini", "--cfr", "1"]
-    result = subprocess.run([*command, "--action-values", str(tmp_path / "fit"), "--json", str(out)],
-                            capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert result.returncode == 0, result.stderr[-2000:]
-    report = json.loads(out.read_text())["action_values"]
-    assert report["learner_steps"] >= 3000 and report["nash_conv"] > 0
-    assert -1 <= report["advantage_correlation"] <= 1 and math.isfinite(report["advantage_slope"])
-    assert report["exact_advantage_std"] > 0 and report["head_advantage_std"] > 0 and report["state_value_error"] > 0
+    for name in ("fit", "fit_privileged"):  # the actor's head, read with or without a critic beside it
+        result = subprocess.run([*command, "--action-values", str(tmp_path / name), "--json", str(out)],
+                                capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert result.returncode == 0, result.stderr[-2000:]
+        report = json.loads(out.read_text())["action_values"]
+        assert report["learner_steps"] >= 3000 and report["nash_conv"] > 0
+        assert -1 <= report["advantage_correlation"] <= 1 and math.isfinite(report["advantage_slope"])
+        assert report["exact_advantage_std"] > 0 and report["head_advantage_std"] > 0
+        assert report["state_value_error"] > 0
     refused = subprocess.run([*command, "--action-values", str(tmp_path / "clipped")],
                              capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert refused.returncode != 0 and "has no action-value head" in refused.stderr
