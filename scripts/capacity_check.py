@@ -11,7 +11,7 @@ Measurements on one tree (``medium`` by default), each by exact NashConv:
   counterfactual values of the network's own strategy, no sampling): the trainer's update without its noise.
 - ``--exact-fit``: the same, each step taken in closed form at every set (tabular MMD's step) and the network
   fitted to it by cross-entropy: the trainer's ``--policy-objective mirror_fit`` on exact values (or, with
-  ``--pg-value-noise``, on exact values with fresh errors of a given size each step).
+  ``--pg-value-noise``, on exact values with errors of a given size, fresh each step or fixed for the run).
 - ``--action-values RUN_DIR``: how well a mirror-fit run's action-value head (its ``checkpoint.pt``) knows
   the exact action values of the run's own policy.
 - ``--policy``: a trained checkpoint's NashConv broken down by depth: its strategy with CFR+'s put in at
@@ -191,14 +191,17 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
     noise = np.random.default_rng(args.seed)
+    fixed_errors = (np.random.default_rng([args.seed, 1]).normal(0.0, args.pg_value_noise, len(tree.slot_infoset))
+                    if args.pg_value_errors == "fixed" else None)
     magnet = None
     curve = []
     for step in range(1, args.pg_steps + 1):
         strategy = network_strategy(tree, network, choice, obs=obs, mask=mask)[0]
         magnet = strategy if magnet is None else magnet
         values = counterfactual_action_values(tree, strategy)
-        if args.pg_value_noise > 0:  # values as a learner's estimates: fresh errors every step
-            values = values + noise.normal(0.0, args.pg_value_noise, size=values.shape)
+        if args.pg_value_noise > 0:  # values as a learner's estimates, their errors fresh every step or fixed
+            values = values + (fixed_errors if args.pg_value_errors == "fixed"
+                               else noise.normal(0.0, args.pg_value_noise, size=values.shape))
         target = mmd_step(tree.slot_start, strategy, values, magnet, step_size=args.pg_step_size,
                           temperature=args.pg_temperature)
         magnet = moved_magnet(tree.slot_start, magnet, strategy, rate=args.pg_magnet_rate)
@@ -331,8 +334,11 @@ def main() -> None:
     parser.add_argument("--pg-temperature", type=float, default=0.05, help="the magnet's weight (both)")
     parser.add_argument("--pg-magnet-rate", type=float, default=0.1, help="how far the magnet moves a step (both)")
     parser.add_argument("--pg-value-noise", type=float, default=0.0,
-                        help="--exact-fit: the standard deviation of fresh Gaussian errors added to every exact "
+                        help="--exact-fit: the standard deviation of Gaussian errors added to every exact "
                              "action value each step (how accurate the values must be)")
+    parser.add_argument("--pg-value-errors", choices=("fresh", "fixed"), default="fresh",
+                        help="--pg-value-noise's errors drawn anew each step (they average out over the steps) "
+                             "or once for the run (a learner's lasting bias)")
     parser.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE,
                         help="share of each set's weight spread evenly over the choice sets (0: by reach only)")
     parser.add_argument("--seed", type=int, default=0)
@@ -372,7 +378,7 @@ def main() -> None:
                               "lr": args.lr, "curve": exact_policy_gradient(args, tree, rules, rules.num_players)}
     if args.exact_fit:
         result["exact_fit"] = {"steps": args.pg_steps, "epochs": args.pg_epochs, "step_size": args.pg_step_size,
-                               "value_noise": args.pg_value_noise,
+                               "value_noise": args.pg_value_noise, "value_errors": args.pg_value_errors,
                                "temperature": args.pg_temperature, "magnet_rate": args.pg_magnet_rate,
                                "lr": args.lr, "curve": exact_mirror_fit(args, tree, rules, rules.num_players)}
     result["seconds"] = time.perf_counter() - started

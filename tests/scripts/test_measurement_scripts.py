@@ -255,17 +255,18 @@ def test_capacity_check_fits_the_network_to_cfr_follows_mirror_descent_and_break
 
 def test_capacity_checks_fitted_mirror_step_on_noisy_values_stays_above_the_exact_ones(tmp_path):
     curves = {}
-    for noise in (0.0, 1.0):
-        out = tmp_path / f"noise{noise}.json"
+    for noise, errors in ((0.0, "fresh"), (1.0, "fresh"), (1.0, "fixed")):
+        out = tmp_path / f"noise{noise}{errors}.json"
         result = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--rules", "mini",
                                  "--cfr", "1", "--exact-fit", "--pg-steps", "30", "--every", "30",
-                                 "--pg-value-noise", str(noise), "--json", str(out)],
+                                 "--pg-value-noise", str(noise), "--pg-value-errors", errors, "--json", str(out)],
                                 capture_output=True, text=True, timeout=300, cwd=ROOT)
         assert result.returncode == 0, result.stderr[-2000:]
         report = json.loads(out.read_text())["exact_fit"]
-        assert report["value_noise"] == noise
-        curves[noise] = report["curve"][-1]["nash_conv"]
-    assert curves[0.0] < 0.01 < curves[1.0], curves
+        assert report["value_noise"] == noise and report["value_errors"] == errors
+        curves[noise, errors] = report["curve"][-1]["nash_conv"]
+    assert curves[0.0, "fresh"] < 0.01 < min(curves[1.0, "fresh"], curves[1.0, "fixed"]), curves
+    assert curves[1.0, "fresh"] != curves[1.0, "fixed"], "fixed errors are not the fresh ones"
     refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--pg-value-noise", "-1"],
                              capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert refused.returncode == 2 and "--pg-value-noise must be at least 0, got -1.0" in refused.stderr
