@@ -58,6 +58,7 @@ declare -A ROWS=(
   # the mirror fit's action values taught by a privileged critic's (which see the hidden cards), every legal move
   [medium_3M_mirror_fit_privileged]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 1 --critic privileged"
   [medium_3M_mirror_fit_privileged_step3]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 0.3 --critic privileged"
+  [medium_3M_mirror_fit_privileged_step10]="--rules medium --total-steps 3000000 --policy-objective mirror_fit --mirror-coef 0.1 --critic privileged"
   # the exact solver's cost and CFR+'s curve (scripts/results/solver_medium.json); MMD's (mmd_medium.json)
   [solver_medium]="--rules medium --cfr 2000"
   [mmd_medium]="--rules medium --mmd 1000"
