@@ -11,7 +11,8 @@ Measurements on one tree (``medium`` by default), each by exact NashConv:
   counterfactual values of the network's own strategy, no sampling): the trainer's update without its noise.
 - ``--exact-fit``: the same, each step taken in closed form at every set (tabular MMD's step) and the network
   fitted to it by cross-entropy: the trainer's ``--policy-objective mirror_fit`` on exact values (or, with
-  ``--pg-value-noise``, on exact values with errors of a given size, fresh each step or fixed for the run).
+  ``--pg-value-noise``, on exact values with errors of a given size, fresh each step or fixed for the run;
+  with ``--pg-sampled-decisions``, fitted at a trainer's batch of sampled decisions rather than every set).
 - ``--action-values RUN_DIR``: how well a mirror-fit run's action-value head (its ``checkpoint.pt``) knows
   the exact action values of the run's own policy.
 - ``--policy``: a trained checkpoint's NashConv broken down by depth: its strategy with CFR+'s put in at
@@ -191,12 +192,16 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
     noise = np.random.default_rng(args.seed)
+    sampling = np.random.default_rng([args.seed, 2])
     fixed_errors = (np.random.default_rng([args.seed, 1]).normal(0.0, args.pg_value_noise, len(tree.slot_infoset))
                     if args.pg_value_errors == "fixed" else None)
     magnet = None
     curve = []
     for step in range(1, args.pg_steps + 1):
         strategy = network_strategy(tree, network, choice, obs=obs, mask=mask)[0]
+        if magnet is None and args.pg_sampled_decisions:
+            reach = reach_probabilities(tree, strategy)
+            print(f"{reach[choice].sum() / reach.sum():.1%} of a trainer's decisions hold a choice", flush=True)
         magnet = strategy if magnet is None else magnet
         values = counterfactual_action_values(tree, strategy)
         if args.pg_value_noise > 0:  # values as a learner's estimates, their errors fresh every step or fixed
@@ -206,6 +211,9 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
                           temperature=args.pg_temperature)
         magnet = moved_magnet(tree.slot_start, magnet, strategy, rate=args.pg_magnet_rate)
         weight = set_weights(tree, strategy, choice, uniform_share=args.uniform_share)
+        if args.pg_sampled_decisions:  # the step's target at the decisions a trainer's batch would hold
+            counts = sampling.multinomial(args.pg_sampled_decisions, weight.double().numpy() / float(weight.sum()))
+            weight = torch.as_tensor(counts / args.pg_sampled_decisions, dtype=torch.float32)
         goal = torch.as_tensor(dense(tree, target, choice))
         for _ in range(args.pg_epochs):
             fit_epoch(network, optimizer, obs=obs, mask=mask, goal=goal, weight=weight, batch=args.batch,
@@ -339,6 +347,9 @@ def main() -> None:
     parser.add_argument("--pg-value-errors", choices=("fresh", "fixed"), default="fresh",
                         help="--pg-value-noise's errors drawn anew each step (they average out over the steps) "
                              "or once for the run (a learner's lasting bias)")
+    parser.add_argument("--pg-sampled-decisions", type=int, default=0,
+                        help="--exact-fit: fit each step at this many decisions with a choice, drawn by how often "
+                             "play reaches each set (a trainer's batch), not at every set; 0: every set")
     parser.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE,
                         help="share of each set's weight spread evenly over the choice sets (0: by reach only)")
     parser.add_argument("--seed", type=int, default=0)
@@ -346,6 +357,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.cfr < 1 or args.epochs < 1 or args.batch < 1 or args.every < 1 or args.pg_steps < 1:
         parser.error("--cfr, --epochs, --batch, --every and --pg-steps must be at least 1")
+    if args.pg_sampled_decisions < 0:
+        parser.error(f"--pg-sampled-decisions must be at least 0, got {args.pg_sampled_decisions}")
     if args.pg_value_noise < 0:
         parser.error(f"--pg-value-noise must be at least 0, got {args.pg_value_noise}")
     if not 0 <= args.uniform_share <= 1:
@@ -379,6 +392,7 @@ def main() -> None:
     if args.exact_fit:
         result["exact_fit"] = {"steps": args.pg_steps, "epochs": args.pg_epochs, "step_size": args.pg_step_size,
                                "value_noise": args.pg_value_noise, "value_errors": args.pg_value_errors,
+                               "sampled_decisions": args.pg_sampled_decisions,
                                "temperature": args.pg_temperature, "magnet_rate": args.pg_magnet_rate,
                                "lr": args.lr, "curve": exact_mirror_fit(args, tree, rules, rules.num_players)}
     result["seconds"] = time.perf_counter() - started

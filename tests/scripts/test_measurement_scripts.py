@@ -255,21 +255,25 @@ def test_capacity_check_fits_the_network_to_cfr_follows_mirror_descent_and_break
 
 def test_capacity_checks_fitted_mirror_step_on_noisy_values_stays_above_the_exact_ones(tmp_path):
     curves = {}
-    for noise, errors in ((0.0, "fresh"), (1.0, "fresh"), (1.0, "fixed")):
-        out = tmp_path / f"noise{noise}{errors}.json"
+    for noise, errors, sampled in ((0.0, "fresh", 0), (1.0, "fresh", 0), (1.0, "fixed", 0), (0.0, "fresh", 3)):
+        out = tmp_path / f"noise{noise}{errors}{sampled}.json"
         result = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--rules", "mini",
                                  "--cfr", "1", "--exact-fit", "--pg-steps", "30", "--every", "30",
-                                 "--pg-value-noise", str(noise), "--pg-value-errors", errors, "--json", str(out)],
+                                 "--pg-value-noise", str(noise), "--pg-value-errors", errors,
+                                 "--pg-sampled-decisions", str(sampled), "--json", str(out)],
                                 capture_output=True, text=True, timeout=300, cwd=ROOT)
         assert result.returncode == 0, result.stderr[-2000:]
         report = json.loads(out.read_text())["exact_fit"]
-        assert report["value_noise"] == noise and report["value_errors"] == errors
-        curves[noise, errors] = report["curve"][-1]["nash_conv"]
-    assert curves[0.0, "fresh"] < 0.01 < min(curves[1.0, "fresh"], curves[1.0, "fixed"]), curves
-    assert curves[1.0, "fresh"] != curves[1.0, "fixed"], "fixed errors are not the fresh ones"
-    refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--pg-value-noise", "-1"],
-                             capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert refused.returncode == 2 and "--pg-value-noise must be at least 0, got -1.0" in refused.stderr
+        assert (report["value_noise"], report["value_errors"], report["sampled_decisions"]) == (noise, errors, sampled)
+        curves[noise, errors, sampled] = report["curve"][-1]["nash_conv"]
+    exact = curves[0.0, "fresh", 0]
+    assert exact < 0.01 < min(curves[1.0, "fresh", 0], curves[1.0, "fixed", 0]), curves
+    assert curves[1.0, "fresh", 0] != curves[1.0, "fixed", 0], "fixed errors are not the fresh ones"
+    assert curves[0.0, "fresh", 3] > 2 * exact, "three decisions a step teach less than every set"
+    for flag in ("--pg-value-noise", "--pg-sampled-decisions"):
+        refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), flag, "-1"],
+                                 capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert refused.returncode == 2 and f"{flag} must be at least 0, got -1" in refused.stderr
 
 
 def test_capacity_check_refuses_a_share_outside_zero_to_one():
