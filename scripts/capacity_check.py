@@ -35,6 +35,7 @@ import time
 import numpy as np
 import torch
 
+from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.files import write_atomically
 from rouba_env.players.network import load_policy
 from rouba_env.rules.config import preset
@@ -42,7 +43,7 @@ from rouba_env.solve.exploitability import (
     CFRPlus, counterfactual_action_values, mmd_step, moved_magnet, nash_conv, policy_strategy, reach_probabilities,
 )
 from rouba_env.solve.game_tree import GameTree
-from rouba_training.network import make_network, masked_logits, numpy_policy
+from rouba_training.network import make_network, masked_logits, numpy_policy, playing_network
 
 DEFAULT_UNIFORM_SHARE = 0.5
 """The share of the weight spread evenly over the choice sets (the rest by how often play reaches them):
@@ -191,29 +192,28 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
     network = fresh_network(args, tree, max_players)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
-    noise = np.random.default_rng(args.seed)
+    errors = ValueErrors(len(tree.slot_infoset), scale=args.pg_value_noise, fixed=args.pg_value_errors == "fixed",
+                         seed=args.seed)
     sampling = np.random.default_rng([args.seed, 2])
-    fixed_errors = (np.random.default_rng([args.seed, 1]).normal(0.0, args.pg_value_noise, len(tree.slot_infoset))
-                    if args.pg_value_errors == "fixed" else None)
     magnet = None
     curve = []
     for step in range(1, args.pg_steps + 1):
         strategy = network_strategy(tree, network, choice, obs=obs, mask=mask)[0]
-        if magnet is None and args.pg_sampled_decisions:
+        if magnet is None:
             reach = reach_probabilities(tree, strategy)
-            print(f"{reach[choice].sum() / reach.sum():.1%} of a trainer's decisions hold a choice", flush=True)
+            choice_share = float(reach[choice].sum() / reach.sum())
+            print(f"{choice_share:.1%} of a trainer's decisions hold a choice", flush=True)
         magnet = strategy if magnet is None else magnet
-        values = counterfactual_action_values(tree, strategy)
-        if args.pg_value_noise > 0:  # values as a learner's estimates, their errors fresh every step or fixed
-            values = values + (fixed_errors if args.pg_value_errors == "fixed"
-                               else noise.normal(0.0, args.pg_value_noise, size=values.shape))
+        values = counterfactual_action_values(tree, strategy) + errors.draw()
         target = mmd_step(tree.slot_start, strategy, values, magnet, step_size=args.pg_step_size,
                           temperature=args.pg_temperature)
         magnet = moved_magnet(tree.slot_start, magnet, strategy, rate=args.pg_magnet_rate)
-        weight = set_weights(tree, strategy, choice, uniform_share=args.uniform_share)
         if args.pg_sampled_decisions:  # the step's target at the decisions a trainer's batch would hold
-            counts = sampling.multinomial(args.pg_sampled_decisions, weight.double().numpy() / float(weight.sum()))
+            by_reach = set_weights(tree, strategy, choice, uniform_share=0.0).double().numpy()
+            counts = sampling.multinomial(args.pg_sampled_decisions, by_reach / by_reach.sum())
             weight = torch.as_tensor(counts / args.pg_sampled_decisions, dtype=torch.float32)
+        else:
+            weight = set_weights(tree, strategy, choice, uniform_share=args.uniform_share)
         goal = torch.as_tensor(dense(tree, target, choice))
         for _ in range(args.pg_epochs):
             fit_epoch(network, optimizer, obs=obs, mask=mask, goal=goal, weight=weight, batch=args.batch,
@@ -224,7 +224,23 @@ def exact_mirror_fit(args, tree: GameTree, rules, max_players: int) -> list[dict
             curve.append({"step": step, "nash_conv": measured, "target_nash_conv": target_nash_conv})
             print(f"exact mirror fit step {step}: NashConv {measured:.5f} (its closed-form target "
                   f"{target_nash_conv:.5f})", flush=True)
-    return curve
+    return {"choice_share": choice_share, "curve": curve}
+
+
+class ValueErrors:
+    """Gaussian errors of standard deviation ``scale`` for ``size`` action values, as a learner's estimates
+    err: drawn anew at every `draw` (they average out over the steps) or, ``fixed``, once for the run (a
+    lasting bias); all zero at scale 0."""
+
+    def __init__(self, size: int, *, scale: float, fixed: bool, seed: int):
+        self.size, self.scale, self.fixed = size, scale, fixed
+        self.fresh = np.random.default_rng(seed)
+        self.lasting = np.random.default_rng([seed, 1]).normal(0.0, scale, size) if fixed else None
+
+    def draw(self) -> np.ndarray:
+        if self.scale == 0:
+            return np.zeros(self.size)
+        return self.lasting if self.fixed else self.fresh.normal(0.0, self.scale, size=self.size)
 
 
 def action_value_check(tree: GameTree, run_dir: str, *, rules_name: str, max_players: int) -> dict:
@@ -244,13 +260,12 @@ def action_value_check(tree: GameTree, run_dir: str, *, rules_name: str, max_pla
     if config.get("policy_objective") != "mirror_fit":
         raise SystemExit(f"--action-values {run_dir}: the run has no action-value head (policy_objective "
                          f"{config.get('policy_objective', 'clipped')!r}, not 'mirror_fit')")
-    network = make_network(config["architecture"], tree.observations.shape[1], tree.masks.shape[1],
-                           hidden_sizes=tuple(config["hidden_sizes"]), max_players=max_players, action_values=True)
-    weights = saved["network"]
-    if config.get("critic") == "privileged":  # the actor and its head, read without the critic
-        weights = {name.removeprefix("actor."): tensor for name, tensor in weights.items()
-                   if name.startswith("actor.")}
-    network.load_state_dict(weights)
+    trained = make_network(config["architecture"], tree.observations.shape[1], tree.masks.shape[1],
+                           hidden_sizes=tuple(config["hidden_sizes"]), max_players=max_players,
+                           critic=config.get("critic", "shared"),
+                           hidden_size=ObservationEncoder(tree.rules, max_players).hidden_size, action_values=True)
+    trained.load_state_dict(saved["network"])
+    network = playing_network(trained)
     choice, obs, mask = choice_sets(tree)
     strategy, probabilities = network_strategy(tree, network, choice, obs=obs, mask=mask)
     exact = dense(tree, counterfactual_action_values(tree, strategy), choice)
@@ -268,6 +283,7 @@ def action_value_check(tree: GameTree, run_dir: str, *, rules_name: str, max_pla
               "advantage_slope": float(covariance[0, 1] / covariance[0, 0]),
               "exact_advantage_std": float(np.sqrt(covariance[0, 0])),
               "head_advantage_std": float(np.sqrt(covariance[1, 1])),
+              "advantage_error_std": float(np.sqrt(covariance[0, 0] + covariance[1, 1] - 2 * covariance[0, 1])),
               "state_value_error": float(np.average(state_error, weights=reach))}
     print(f"{run_dir} at {result['learner_steps']} steps: NashConv {result['nash_conv']:.5f}; its head's "
           f"advantages against the exact ones: correlation {result['advantage_correlation']:.3f}, slope "
@@ -349,7 +365,8 @@ def main() -> None:
                              "or once for the run (a learner's lasting bias)")
     parser.add_argument("--pg-sampled-decisions", type=int, default=0,
                         help="--exact-fit: fit each step at this many decisions with a choice, drawn by how often "
-                             "play reaches each set (a trainer's batch), not at every set; 0: every set")
+                             "play reaches each set (a trainer's batch), not at every set weighed by "
+                             "--uniform-share; 0: every set")
     parser.add_argument("--uniform-share", type=float, default=DEFAULT_UNIFORM_SHARE,
                         help="share of each set's weight spread evenly over the choice sets (0: by reach only)")
     parser.add_argument("--seed", type=int, default=0)
@@ -357,6 +374,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.cfr < 1 or args.epochs < 1 or args.batch < 1 or args.every < 1 or args.pg_steps < 1:
         parser.error("--cfr, --epochs, --batch, --every and --pg-steps must be at least 1")
+    fit_only = {"--pg-value-noise": args.pg_value_noise > 0, "--pg-sampled-decisions": args.pg_sampled_decisions > 0,
+                "--pg-value-errors fixed": args.pg_value_errors == "fixed"}
+    for flag, given in fit_only.items():
+        if given and not args.exact_fit:
+            parser.error(f"{flag} changes --exact-fit only: give --exact-fit too")
+    if args.pg_value_errors == "fixed" and args.pg_value_noise == 0:
+        parser.error("--pg-value-errors fixed needs a --pg-value-noise above 0")
     if args.pg_sampled_decisions < 0:
         parser.error(f"--pg-sampled-decisions must be at least 0, got {args.pg_sampled_decisions}")
     if args.pg_value_noise < 0:
@@ -394,7 +418,7 @@ def main() -> None:
                                "value_noise": args.pg_value_noise, "value_errors": args.pg_value_errors,
                                "sampled_decisions": args.pg_sampled_decisions,
                                "temperature": args.pg_temperature, "magnet_rate": args.pg_magnet_rate,
-                               "lr": args.lr, "curve": exact_mirror_fit(args, tree, rules, rules.num_players)}
+                               "lr": args.lr, **exact_mirror_fit(args, tree, rules, rules.num_players)}
     result["seconds"] = time.perf_counter() - started
     if args.json:
         write_atomically(args.json, json.dumps(result, indent=1) + "\n")

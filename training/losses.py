@@ -196,18 +196,18 @@ class SupportKL(LossTerm):
 
 def loss_terms(ppo, *, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
                collecting: torch.Tensor | None = None, support_coef: float = 0.0,
-               mirror_target: torch.Tensor | None = None, privileged: bool = False) -> list[LossTerm]:
+               mirror_target: torch.Tensor | None = None, distill_action_values: bool = False) -> list[LossTerm]:
     """The terms of one update's loss, in the order they are summed (``ppo``: a `PPOSettings`, its clip and
     weights; the KL terms' weights and reference policies for the whole batch as given; ``mirror_target``:
     the batch's closed-form targets, for ``policy_objective`` mirror_fit, whose magnet and mirror KLs are
-    then in the target and are only reported; ``privileged``: the mirror fit's action values learn from
+    then in the target and are only reported; ``distill_action_values``: the mirror fit's action values learn
     the returns in a privileged critic and the actor's head learns from them)."""
     fitting = ppo.policy_objective == "mirror_fit"
     policy = MirrorFit("policy_loss", 1.0, mirror_target) if fitting else ClippedPolicy("policy_loss", 1.0, ppo.clip_coef)
     terms: list[LossTerm] = [policy, ValueLoss("value_loss", ppo.vf_coef), Entropy("entropy", -ppo.ent_coef)]
     if fitting:
         terms.append(ActionValueLoss("action_value_loss", ppo.vf_coef))
-        if privileged:
+        if distill_action_values:
             terms.append(ActionValueDistillation("action_value_distillation", ppo.vf_coef))
     if ppo.hand_coef > 0:
         terms.append(HandPrediction("hand_loss", ppo.hand_coef))

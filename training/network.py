@@ -272,6 +272,8 @@ class PrivilegedCritic(nn.Module):
         if not hasattr(self, PRIVILEGED_ACTION_VALUE_HEAD):
             raise ValueError("this privileged critic has no action values (they come with policy_objective "
                              "mirror_fit)")
+        if hidden is None:
+            raise ValueError("a privileged critic's action values need the hidden cards (hidden=None given)")
         return self.privileged_action_value_head(torch.cat([obs, hidden], dim=1))
 
     def _value(self, obs: torch.Tensor, hidden: torch.Tensor | None, own: torch.Tensor) -> torch.Tensor:
@@ -328,7 +330,7 @@ ACTION_VALUE_HEAD = "action_value_head"
 plays by its policy)."""
 PRIVILEGED_ACTION_VALUE_HEAD = "privileged_action_value_head"
 """A privileged critic's action values (seeing the hidden cards), the mirror-fit actor's head's teacher: like
-that head, training only (never saved beside the critic's value)."""
+that head, training only (kept in a run's checkpoint.pt for resuming, never in a player's checkpoint folder)."""
 TRAINING_ONLY_HEADS = (HAND_HEAD, ACTION_VALUE_HEAD)
 
 
@@ -372,8 +374,9 @@ def load_checkpoint_weights(network: nn.Module, path_or_name: str) -> None:
     """Copy a checkpoint's network into the trainer's ``network`` of the same shape: the actor, and the
     privileged critic where both have one (an exploiter that starts as a copy of its target).
 
-    A ValueError names the tensors that do not fit; an action-value head (never saved) and a hand head
-    (saved beside the actor for a search's determinizations, not among its tensors) keep their fresh weights.
+    A ValueError names the tensors that do not fit; an action-value head and a privileged critic's action
+    values (never saved) and a hand head (saved beside the actor for a search's determinizations, not among
+    its tensors) keep their fresh weights.
     """
     tensors, metadata = load_checkpoint(path_or_name)
     actor = playing_network(network)

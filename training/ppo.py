@@ -166,7 +166,7 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             kl_terms["mirror_target"] = mirror_fit_target(
                 frozen_values, collecting, kl_terms["magnet"], legal,
                 step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
-    terms = loss_terms(ppo, **kl_terms, privileged=fitting and network.privileged)
+    terms = loss_terms(ppo, **kl_terms, distill_action_values=network.privileged)
     reported = LOSS_STATS + (REGULARIZER_STATS if kl_terms else ())
     stats: dict[str, list[float]] = {name: [] for name in reported}
     for _ in range(ppo.update_epochs):
@@ -179,8 +179,8 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
                 logits, values, action_values = network.forward_with_action_values(obs[rows], hidden_rows)
                 if network.privileged:
                     privileged_values = network.privileged_action_values(obs[rows], hidden_rows)
-                learning = action_values if privileged_values is None else privileged_values
-                taken_action_value = learning.gather(-1, actions[rows].long().unsqueeze(-1)).squeeze(-1)
+                return_values = action_values if privileged_values is None else privileged_values
+                taken_action_value = return_values.gather(-1, actions[rows].long().unsqueeze(-1)).squeeze(-1)
             elif ppo.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
                 logits, values, hands = network.forward_with_hands(obs[rows], hidden_rows)
             else:

@@ -1,5 +1,6 @@
 """The measurement scripts behind results figures run, with tiny budgets (no timing asserts)."""
 
+import importlib.util
 import json
 import math
 import os
@@ -7,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,15 +267,34 @@ def test_capacity_checks_fitted_mirror_step_on_noisy_values_stays_above_the_exac
         assert result.returncode == 0, result.stderr[-2000:]
         report = json.loads(out.read_text())["exact_fit"]
         assert (report["value_noise"], report["value_errors"], report["sampled_decisions"]) == (noise, errors, sampled)
+        assert 0 < report["choice_share"] < 1
         curves[noise, errors, sampled] = report["curve"][-1]["nash_conv"]
     exact = curves[0.0, "fresh", 0]
     assert exact < 0.01 < min(curves[1.0, "fresh", 0], curves[1.0, "fixed", 0]), curves
     assert curves[1.0, "fresh", 0] != curves[1.0, "fixed", 0], "fixed errors are not the fresh ones"
     assert curves[0.0, "fresh", 3] > 2 * exact, "three decisions a step teach less than every set"
-    for flag in ("--pg-value-noise", "--pg-sampled-decisions"):
-        refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), flag, "-1"],
+    refusals = {("--pg-value-noise", "-1"): "--pg-value-noise must be at least 0, got -1.0",
+                ("--pg-sampled-decisions", "-1"): "--pg-sampled-decisions must be at least 0, got -1",
+                ("--pg-value-noise", "0.1"): "--pg-value-noise changes --exact-fit only",
+                ("--pg-sampled-decisions", "10"): "--pg-sampled-decisions changes --exact-fit only",
+                ("--exact-fit", "--pg-value-errors", "fixed"): "--pg-value-errors fixed needs a --pg-value-noise above 0"}
+    for flags, message in refusals.items():
+        refused = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), *flags],
                                  capture_output=True, text=True, timeout=120, cwd=ROOT)
-        assert refused.returncode == 2 and f"{flag} must be at least 0, got -1" in refused.stderr
+        assert refused.returncode == 2 and message in refused.stderr, (flags, refused.stderr[-500:])
+
+
+def test_capacity_checks_value_errors_are_fresh_each_step_or_fixed_for_the_run():
+    spec = importlib.util.spec_from_file_location("capacity_check", ROOT / "scripts" / "capacity_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fresh = module.ValueErrors(500, scale=0.2, fixed=False, seed=3)
+    fixed = module.ValueErrors(500, scale=0.2, fixed=True, seed=3)
+    first, second = fresh.draw(), fresh.draw()
+    assert not np.array_equal(first, second) and abs(first.std() - 0.2) < 0.03
+    assert np.array_equal(fixed.draw(), fixed.draw()) and abs(fixed.draw().std() - 0.2) < 0.03
+    assert not np.array_equal(module.ValueErrors(500, scale=0.2, fixed=True, seed=4).draw(), fixed.draw())
+    assert not module.ValueErrors(7, scale=0.0, fixed=False, seed=3).draw().any()
 
 
 def test_capacity_check_refuses_a_share_outside_zero_to_one():
@@ -301,6 +322,8 @@ def test_capacity_check_scores_a_mirror_fit_runs_action_values_and_refuses_a_run
         assert report["learner_steps"] >= 3000 and report["nash_conv"] > 0
         assert -1 <= report["advantage_correlation"] <= 1 and math.isfinite(report["advantage_slope"])
         assert report["exact_advantage_std"] > 0 and report["head_advantage_std"] > 0
+        spread = report["exact_advantage_std"], report["head_advantage_std"]
+        assert abs(spread[0] - spread[1]) <= report["advantage_error_std"] <= sum(spread), "the difference's spread"
         assert report["state_value_error"] > 0
     refused = subprocess.run([*command, "--action-values", str(tmp_path / "clipped")],
                              capture_output=True, text=True, timeout=300, cwd=ROOT)

@@ -159,7 +159,7 @@ def test_the_distillation_is_the_squared_error_of_the_actors_values_over_the_leg
 
     config = SimpleNamespace(clip_coef=0.2, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_objective="mirror_fit")
     terms = loss_terms(config, mirror_coef=1.0, collecting=torch.zeros(2, 3), mirror_target=torch.full((2, 3), 0.5),
-                       privileged=True)
+                       distill_action_values=True)
     assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy", "action_value_loss",
                                              "action_value_distillation", "mirror_kl"]
     legal = torch.tensor([[True, True, False], [True, True, True]])
@@ -177,6 +177,62 @@ def test_the_distillation_is_the_squared_error_of_the_actors_values_over_the_leg
     assert actor.grad[0, 2] == 0.0 and actor.grad[0, 0] > 0, "only legal moves are taught, towards the teacher"
     with pytest.raises(ValueError, match="the actor's and the privileged critic's action values"):
         total_loss(terms, Minibatch(**{**rows.__dict__, "privileged_action_values": None}))
+
+
+def test_a_privileged_mirror_fit_teaches_the_critics_values_the_returns_and_the_actors_head_from_them():
+    from types import SimpleNamespace
+
+    from rouba_training.config import PPOSettings
+    from rouba_training.losses import ActionValueDistillation, Minibatch
+    from rouba_training.network import make_network
+    from rouba_training.ppo import Regularization, ppo_update, whole_policy_and_action_values
+
+    torch.manual_seed(0)
+    rows, obs_size, actions, hidden_size = 64, 12, 6, 5
+    network = make_network("mlp", obs_size, actions, hidden_sizes=(32,), max_players=2, critic="privileged",
+                           hidden_size=hidden_size, action_values=True)
+    obs, hidden = torch.randn(rows, obs_size), torch.randn(rows, hidden_size)
+    mask = torch.rand(rows, actions) < 0.7
+    mask[:, 0] = True
+    taken = torch.stack([torch.multinomial(row.float(), 1)[0] for row in mask])
+    returns = torch.randn(rows)
+    batch = SimpleNamespace(obs=obs.numpy(), mask=mask.numpy(), actions=taken.numpy(), hidden=hidden.numpy(),
+                            log_probs=np.zeros(rows, np.float32), advantages=np.zeros(rows, np.float32),
+                            returns=returns.numpy())
+
+    @torch.no_grad()
+    def errors() -> tuple[float, float]:
+        """(the critic's values of the moves taken against the returns, the actor's head against the critic's)."""
+        teacher = network.privileged_action_values(obs, hidden)
+        head = network.forward_with_action_values(obs)[2]
+        return (float(((teacher.gather(1, taken[:, None]).squeeze(1) - returns) ** 2).mean()),
+                float(torch.where(mask, head - teacher, 0.0).pow(2).sum() / mask.sum()))
+
+    with torch.no_grad():
+        assert torch.equal(whole_policy_and_action_values(network, obs, mask)[1],
+                           network.actor.forward_with_action_values(obs)[2]), "the step reads the actor's own head"
+    network.zero_grad()
+    teacher = network.privileged_action_values(obs, hidden)
+    head = network.forward_with_action_values(obs, hidden)[2]
+    zeros = torch.zeros(rows)
+    rows_index = torch.arange(rows)
+    ActionValueDistillation("distillation", 1.0).value(Minibatch(
+        rows_index, torch.zeros(rows, actions), mask, zeros, zeros, zeros, zeros, zeros, zeros,
+        action_values=head, privileged_action_values=teacher)).backward()
+    assert all(parameter.grad is None for parameter in network.privileged_action_value_head.parameters()), \
+        "the pupil does not pull its teacher"
+    assert network.actor.action_value_head.weight.grad.abs().sum() > 0
+    before = errors()
+    optimizer = torch.optim.Adam(network.parameters(), lr=3e-3)
+    settings = PPOSettings(policy_objective="mirror_fit", update_epochs=8, minibatch_size=16, vf_coef=1.0)
+    for update in range(1, 6):  # the teacher settles on the returns and the pupil follows it
+        stats = ppo_update(network, optimizer, batch, ppo=settings, regularization=Regularization(mirror_coef=1.0),
+                           generator=torch.Generator().manual_seed(update), device=torch.device("cpu"), update=update)
+    after = errors()
+    assert after[0] < 0.5 * before[0] and after[1] < 0.5 * before[1], (before, after)
+    assert stats["action_value_distillation"] > 0 and stats["action_value_loss"] > 0
+    with pytest.raises(ValueError, match="need the hidden cards"):
+        network.privileged_action_values(obs, None)
 
 
 def test_a_mirror_fit_update_moves_the_policy_to_the_closed_form_step():

@@ -513,6 +513,28 @@ def test_the_mirror_fit_trains_its_action_values_is_logged_and_saves_the_policy_
     assert make_policy(f"checkpoint:{tmp_path / 'policy'}", preset("standard", num_players=2)).name
 
 
+def test_a_privileged_mirror_fit_run_resumes_with_its_critics_action_values_and_warm_starts_a_copy(tmp_path):
+    from rouba_training.network import load_checkpoint_weights, make_network, network_tensors
+
+    settings = dict(TINY, total_steps=600, final_eval_games=0, eval_interval=0, critic="privileged",
+                    policy_objective="mirror_fit", mirror_coef=1.0)
+    train(TrainConfig.of(run_dir=str(tmp_path), **settings))
+    saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)["network"]
+    assert any(name.startswith("privileged_action_value_head.") for name in saved), "resuming needs the teacher"
+    updates = len(metric_rows(tmp_path))
+    train(TrainConfig.of(run_dir=str(tmp_path), **dict(settings, total_steps=1200)), resume=True)
+    assert len(metric_rows(tmp_path)) > updates
+    saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)["network"]
+    copy = make_network("mlp", saved["actor.trunk.0.weight"].shape[1], saved["actor.policy_head.weight"].shape[0],
+                        hidden_sizes=(16,), max_players=2, critic="privileged",
+                        hidden_size=saved["critic.0.weight"].shape[1] - saved["actor.trunk.0.weight"].shape[1],
+                        action_values=True)
+    load_checkpoint_weights(copy, str(tmp_path / "policy"))
+    for name, tensor in network_tensors(copy.actor).items():
+        assert np.array_equal(tensor, saved["actor." + name].numpy()), name
+    assert all(torch.equal(tensor, saved["critic." + name]) for name, tensor in copy.critic.state_dict().items())
+
+
 @pytest.mark.parametrize("settings, message", [
     (dict(mirror_coef=0.0), "mirror_coef must be above 0, got 0.0"),
     (dict(mirror_schedule="linear"), "needs mirror_schedule='constant', got 'linear'"),
