@@ -354,18 +354,23 @@ class Table:
 
     # ------------------------------------------------------------ playing
 
-    def play_seated(self, rng: Randomness) -> np.ndarray:
-        """Let the seated players move until every live game has an open seat to act or is over.
+    def play_seated(self, rng: Randomness, max_rounds: int | None = None) -> np.ndarray:
+        """Let the seated players move until every live game has an open seat to act or is over (or, with
+        ``max_rounds``, until that many rounds of moves have been played: a search's playouts cut short).
 
         ``rng``: one Generator, or `RowStreams` with a Generator per game. Returns the games that ended
         meanwhile. A player that returns anything but a legal action raises `IllegalPlayerAction`
         (nothing of that round is played).
         """
         check_randomness(rng, self.num_games)
+        if max_rounds is not None:
+            max_rounds = check_int("max_rounds", max_rounds, 1, INT64.max)
         streams = None if isinstance(rng, np.random.Generator) else rng
         ended = []
         game = self.game
-        while True:
+        rounds = 0
+        while max_rounds is None or rounds < max_rounds:
+            rounds += 1
             to_act = self.player_to_act()
             rows = np.flatnonzero(to_act >= 0)
             if not len(rows):

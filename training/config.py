@@ -19,6 +19,7 @@ from typing import Literal
 from rouba_env.checks import is_int, shown
 from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, CheckpointTableMismatch, network_fits
 from rouba_env.players.registry import make_policy
+from rouba_env.posterior import MAX_WORLDS, SEARCH_PLAYERS
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import REWARD_MODES, TRAINING_REWARD
 from rouba_training.best_response import (
@@ -32,7 +33,7 @@ Magnet = Literal["none", "uniform", "ema"]
 EverySeat = Literal["auto", "on", "off"]
 Architecture = Literal["rank", "mlp"]
 Critic = Literal["shared", "privileged"]
-PolicyObjective = Literal["clipped", "mirror_fit"]
+PolicyObjective = Literal["clipped", "mirror_fit", "searched_mirror"]
 Reward = Literal[REWARD_MODES]  # type: ignore[valid-type]
 SCHEDULES = typing.get_args(Schedule)
 
@@ -67,6 +68,9 @@ LIMITS = {
     "support_until": (1e-6, 1),
     "weight_average": (0, 0.999999),
     "best_response_temperature": (1, 1024),
+    "search_worlds": (1, MAX_WORLDS),
+    "search_share": (0, 1),
+    "search_cut": (0, 1000),
 }
 """Allowed range (inclusive) of each numeric setting, checked when its group is made, whatever its source.
 
@@ -107,6 +111,8 @@ moves) 1,024 games an update would be a few dozen updates in the whole run. An e
 EXPLOITER_UNREGULARIZED = {"magnet": "none", "magnet_coef": 0.0, "mirror_coef": 0.0, "weight_average": 0.0}
 """An exploiter is plain PPO against its frozen target: the default recipe's regularizers, left at their
 defaults, are turned off."""
+SEARCH_SETTINGS = ("search_worlds", "search_share", "search_cut")
+"""The settings of policy_objective searched_mirror's search (refused with another objective)."""
 HELP = "help"
 """Field metadata key of a setting's help text."""
 
@@ -203,7 +209,19 @@ class PPOSettings:
         "each update takes the magnetic mirror-descent step in closed form at every sampled decision, from the "
         "collecting policy, the action values and the magnet, with step size 1 / mirror_coef and temperature "
         "magnet_coef, and fits the policy to it by cross-entropy; with critic privileged, action values that "
-        "see the hidden cards learn the returns and the head learns every legal action's value from them).")
+        "see the hidden cards learn the returns and the head learns every legal action's value from them) or "
+        "searched_mirror (the same step on searched values: at each decision with a choice, search_worlds worlds "
+        "drawn from the posterior the collecting policy's own moves imply, every legal move played out in each "
+        "with that policy in both seats; pure self-play at two seats).")
+    search_worlds: int = setting(
+        16, "searched_mirror: worlds drawn per searched decision; every legal move is played out in each (a "
+        "value's error falls as 1 / sqrt(worlds), its cost grows with it).")
+    search_share: float = setting(
+        1.0, "searched_mirror: the share (0, 1] of the decisions with a choice that are searched; the others "
+        "do not move the policy.")
+    search_cut: int = setting(
+        0, "searched_mirror: end each playout after this many moves with the critic's estimate of the rest "
+        "(0: play every playout to the end).")
     hand_coef: float = setting(
         0.0,
         "Weight of an auxiliary loss: the network also predicts every other hand and the deck per rank "
@@ -213,6 +231,16 @@ class PPOSettings:
 
     def __post_init__(self) -> None:
         check_group(self)
+        if self.search_share <= 0:
+            raise ValueError(f"search_share is the share of decisions searched, in (0, 1]: got {self.search_share}")
+        if self.policy_objective != "searched_mirror":
+            given = [name for name in SEARCH_SETTINGS if getattr(self, name) != DEFAULTS[name]]
+            if given:
+                raise ValueError(f"{given[0]}={getattr(self, given[0])} sets the search of policy_objective="
+                                 f"searched_mirror, but policy_objective is {self.policy_objective}")
+        elif self.search_cut and self.vf_coef == 0:
+            raise ValueError(f"search_cut={self.search_cut} stands the critic's estimate for the rest of a playout, "
+                             f"but vf_coef=0 leaves the critic untrained: give vf_coef above 0 or search_cut 0")
         if self.learning_rate_floor > self.learning_rate:
             raise ValueError(f"learning_rate_floor={self.learning_rate_floor} is above learning_rate="
                              f"{self.learning_rate}")
@@ -444,11 +472,33 @@ class TrainConfig:
             self._set_up_best_response()
         else:
             self._take_deck_defaults()
-        if self.ppo.policy_objective == "mirror_fit":
+        if self.ppo.policy_objective in ("mirror_fit", "searched_mirror"):
             self._check_mirror_fit()
+        if self.ppo.policy_objective == "searched_mirror":
+            self._check_search()
         if self.scale_out.ray and self.scale_out.rollout_workers > self.run.num_envs:
             raise ValueError(f"rollout_workers={self.scale_out.rollout_workers} is more than num_envs="
                              f"{self.run.num_envs}: every actor needs at least one game slot")
+
+    def _check_search(self) -> None:
+        """searched_mirror weighs the other seat's hands by the collecting policy and plays both seats with it:
+        pure self-play at a two-seat table whose hands come from the deck, in this process."""
+        objective = "policy_objective=searched_mirror"
+        if self.run.num_players != (SEARCH_PLAYERS,):
+            raise ValueError(f"{objective} searches two-seat tables: num_players must be {SEARCH_PLAYERS}, got "
+                             f"{list(self.run.num_players)}")
+        if not self.records_every_seat or self.opponents.past_self_weight or self.opponents.scripted_weight:
+            raise ValueError(f"{objective} plays both seats with the collecting policy: pure self-play "
+                             f"(past_self_weight 0, scripted_weight 0, every_seat auto or on), got past_self_weight="
+                             f"{self.opponents.past_self_weight}, scripted_weight={self.opponents.scripted_weight}, "
+                             f"every_seat={self.opponents.every_seat!r}")
+        if self.opponents.best_response:
+            raise ValueError(f"{objective} trains by self-play; best_response trains against a frozen target")
+        if self.scale_out.ray:
+            raise ValueError(f"{objective} searches in this process: leave ray out")
+        if make_rules(self.run.rules, num_players=SEARCH_PLAYERS).draw_from_deck:
+            raise ValueError(f"{objective} needs hands dealt from the deck (rules {self.run.rules!r} draw from it "
+                             f"card by card, which the posterior does not weigh)")
 
     def _check_mirror_fit(self) -> None:
         """The mirror fit's step needs a step size (mirror_coef above 0, its schedule constant), reads the
@@ -456,15 +506,18 @@ class TrainConfig:
         if self.regularizers.mirror_coef <= 0:
             exploiter = (" (a best response turns the mirror term off unless --mirror-coef is given)"
                          if self.opponents.best_response else "")
-            raise ValueError(f"policy_objective=mirror_fit takes its step size as 1 / mirror_coef: mirror_coef "
+            raise ValueError(f"policy_objective={self.ppo.policy_objective} takes its step size as 1 / mirror_coef: "
+                             f"mirror_coef "
                              f"must be above 0, got {self.regularizers.mirror_coef}{exploiter}")
         clashing = {"mirror_schedule": ("constant", self.regularizers.mirror_schedule),
                     "hand_coef": (0.0, self.ppo.hand_coef)}
         for name, (allowed, value) in clashing.items():
             if value != allowed:
-                raise ValueError(f"policy_objective=mirror_fit needs {name}={allowed!r}, got {value!r}")
+                raise ValueError(f"policy_objective={self.ppo.policy_objective} needs {name}={allowed!r}, got "
+                                 f"{value!r}")
         if self.ppo.clip_coef != DEFAULTS["clip_coef"]:
-            raise ValueError(f"clip_coef={self.ppo.clip_coef} has no effect with policy_objective=mirror_fit (its "
+            raise ValueError(f"clip_coef={self.ppo.clip_coef} has no effect with policy_objective="
+                             f"{self.ppo.policy_objective} (its "
                              f"step is bounded by mirror_coef): leave it out")
 
     def get(self, name: str):

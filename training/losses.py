@@ -5,7 +5,9 @@
            [+ support_coef * KL(uniform || policy)]
 
 or, with ``policy_objective`` mirror_fit, the policy term is the cross-entropy to the closed-form mirror step
-(`mirror_fit_target`, which holds the magnet and the step) and the action values' squared error joins:
+(`mirror_fit_target`, which holds the magnet and the step) and the action values' squared error joins
+(with searched_mirror the step reads searched values, `rouba_training.searched_values`, and no action-value
+term joins):
 
     loss = CE(target || policy) + vf_coef * (value + action value [+ action value distillation])
            - ent_coef * entropy [+ support_coef * KL(uniform || policy)]
@@ -25,6 +27,10 @@ from dataclasses import dataclass, field
 import torch
 
 from rouba_training.regularizers import kl_from_uniform, kl_over_legal
+
+MIRROR_STEP_OBJECTIVES = ("mirror_fit", "searched_mirror")
+"""The policy objectives whose policy term is the cross-entropy to the closed-form mirror step: from an
+action-value head's values (mirror_fit) or from searched values (searched_mirror)."""
 
 
 @dataclass
@@ -129,6 +135,9 @@ class MirrorFit(LossTerm):
     policy, over the legal actions: minimized where the policy is the target."""
 
     target: torch.Tensor | None = None
+    weights: torch.Tensor | None = None
+    """[N] float: how much each row of the batch counts (searched_mirror: 1 where its values were searched,
+    0 elsewhere); None: every row alike."""
     last: dict[str, float] = field(default_factory=dict)
 
     def value(self, batch: Minibatch) -> torch.Tensor:
@@ -138,7 +147,11 @@ class MirrorFit(LossTerm):
         with torch.no_grad():  # how far the policy has moved from the one that collected the batch, as PPO's
             log_ratio = batch.log_prob - batch.old_log_prob
             self.last = {"approx_kl": ((log_ratio.exp() - 1.0) - log_ratio).mean().item()}
-        return -(goal * torch.where(batch.legal, batch.log_probs, 0.0)).sum(dim=-1).mean()
+        cross_entropy = -(goal * torch.where(batch.legal, batch.log_probs, 0.0)).sum(dim=-1)
+        if self.weights is None:
+            return cross_entropy.mean()
+        weights = self.weights[batch.rows]
+        return (weights * cross_entropy).sum() / weights.sum().clamp_min(1.0)
 
     def statistics(self) -> dict[str, float]:
         return self.last
@@ -196,16 +209,19 @@ class SupportKL(LossTerm):
 
 def loss_terms(ppo, *, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
                collecting: torch.Tensor | None = None, support_coef: float = 0.0,
-               mirror_target: torch.Tensor | None = None, distill_action_values: bool = False) -> list[LossTerm]:
+               mirror_target: torch.Tensor | None = None, mirror_weights: torch.Tensor | None = None,
+               distill_action_values: bool = False) -> list[LossTerm]:
     """The terms of one update's loss, in the order they are summed (``ppo``: a `PPOSettings`, its clip and
     weights; the KL terms' weights and reference policies for the whole batch as given; ``mirror_target``:
-    the batch's closed-form targets, for ``policy_objective`` mirror_fit, whose magnet and mirror KLs are
-    then in the target and are only reported; ``distill_action_values``: the mirror fit's action values learn
+    the batch's closed-form targets, for ``policy_objective`` mirror_fit or searched_mirror, whose magnet and
+    mirror KLs are then in the target and are only reported; ``mirror_weights``: how much each row's target
+    counts (searched_mirror: the searched rows); ``distill_action_values``: the mirror fit's action values learn
     the returns in a privileged critic and the actor's head learns from them)."""
-    fitting = ppo.policy_objective == "mirror_fit"
-    policy = MirrorFit("policy_loss", 1.0, mirror_target) if fitting else ClippedPolicy("policy_loss", 1.0, ppo.clip_coef)
+    fitting = ppo.policy_objective in MIRROR_STEP_OBJECTIVES
+    policy = (MirrorFit("policy_loss", 1.0, mirror_target, mirror_weights) if fitting
+              else ClippedPolicy("policy_loss", 1.0, ppo.clip_coef))
     terms: list[LossTerm] = [policy, ValueLoss("value_loss", ppo.vf_coef), Entropy("entropy", -ppo.ent_coef)]
-    if fitting:
+    if ppo.policy_objective == "mirror_fit":
         terms.append(ActionValueLoss("action_value_loss", ppo.vf_coef))
         if distill_action_values:
             terms.append(ActionValueDistillation("action_value_distillation", ppo.vf_coef))

@@ -146,23 +146,31 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     minibatches = max(1, round(size / ppo.minibatch_size))
-    fitting = ppo.policy_objective == "mirror_fit"
-    if fitting and (regularization is None or regularization.mirror_coef <= 0):
-        raise ValueError("policy_objective=mirror_fit needs a mirror_coef above 0 (its step size is 1 / mirror_coef)")
-    kl_terms = {}
+    fitting = ppo.policy_objective == "mirror_fit"  # the action-value head's values
+    searching = ppo.policy_objective == "searched_mirror"  # the batch's searched values
+    if (fitting or searching) and (regularization is None or regularization.mirror_coef <= 0):
+        raise ValueError(f"policy_objective={ppo.policy_objective} needs a mirror_coef above 0 (its step size is "
+                         f"1 / mirror_coef)")
+    if searching and (batch.searched_values is None or batch.searched is None):
+        raise ValueError("policy_objective=searched_mirror needs a batch with searched values")
+    kl_terms: dict = {}
     if regularization is not None:
         legal = mask.bool()
         collecting = frozen_values = None
         if fitting:
             collecting, frozen_values = whole_policy_and_action_values(network, obs, legal)
+        elif searching:
+            collecting = whole_log_probs(network, obs, legal)
+            frozen_values = to_tensor(np.nan_to_num(batch.searched_values, nan=0.0))
+            kl_terms["mirror_weights"] = to_tensor(batch.searched.astype(np.float32))
         elif regularization.mirror_coef > 0:
             collecting = whole_log_probs(network, obs, legal)
-        kl_terms = dict(
+        kl_terms |= dict(
             magnet_coef=regularization.magnet_coef, mirror_coef=regularization.mirror_coef,
             support_coef=regularization.support_coef, collecting=collecting,
             magnet=(None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
                     if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal)))
-        if fitting:
+        if fitting or searching:
             kl_terms["mirror_target"] = mirror_fit_target(
                 frozen_values, collecting, kl_terms["magnet"], legal,
                 step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)

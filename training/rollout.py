@@ -19,7 +19,7 @@ advantages need no bootstrapping from unfinished games.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -31,6 +31,7 @@ from rouba_env.rules.seeding import slot_deal_seed
 from rouba_env.table import OPEN_SEAT, Table
 from rouba_training.opponents import CURRENT_SELF, OpponentPool, SnapshotPolicy
 from rouba_training.ppo import MaskedCategorical, gae
+from rouba_training.searched_values import DecisionSearch
 
 
 @dataclass
@@ -49,6 +50,11 @@ class Batch:
     engine_steps: int
     hidden: np.ndarray | None = None
     """What each recorded turn's observation hid (every hand, the deck), for a privileged critic; else None."""
+    searched_values: np.ndarray | None = None
+    """float32[N, A]: the searched move values of the rows searched (NaN elsewhere), for searched_mirror."""
+    searched: np.ndarray | None = None
+    """bool[N]: the rows whose move values were searched."""
+    search_statistics: dict[str, float] = field(default_factory=dict)
 
 
 class SelfPlayGames:
@@ -58,8 +64,11 @@ class SelfPlayGames:
     """
 
     def __init__(self, rules: RulesConfig, table_index: int, num_envs: int, *, seed: int, max_players: int,
-                 reward: str, pool: OpponentPool, rng: np.random.Generator, every_seat: bool = False):
+                 reward: str, pool: OpponentPool, rng: np.random.Generator, every_seat: bool = False,
+                 search: DecisionSearch | None = None):
         self.rules = rules
+        self.search = search
+        """Searches the move values of the recorded decisions (searched_mirror; pure self-play): None for none."""
         self.every_seat = every_seat
         """Record every seat's turns in games against the current self (else the learner seat's only)."""
         self.table_index = table_index
@@ -67,6 +76,9 @@ class SelfPlayGames:
         """Moves played so far, by every seat."""
         self.table = Table(rules, num_envs, max_players=max_players, reward=reward, illegal_action="raise",
                                  before_move=self._count_moves)
+        self._recorder = None if search is None else search.watch(self.table.game)
+        self._batch_rows = 0
+        """Rows recorded so far in the batch being collected."""
         self.pool = pool
         self.rng = rng
         self.seed = seed
@@ -81,6 +93,8 @@ class SelfPlayGames:
 
     def _count_moves(self, slots: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         self.moves += len(slots)
+        if self._recorder is not None:
+            self._recorder(slots, seats, actions)
 
     def _player_id(self, opponent_id: int) -> int:
         """The table's id of a pool opponent (a scripted player, or a snapshot seen through the pool)."""
@@ -95,6 +109,8 @@ class SelfPlayGames:
     def _new_games(self, slots: np.ndarray) -> None:
         """Draw each slot's learner seat and opponent, seat them, deal, and let seated opponents open."""
         n = self.rules.num_players
+        if self.search is not None:
+            self.search.new_games(slots)
         self.learner_seat[slots] = self.rng.integers(n, size=len(slots))
         self.opponent[slots] = self.pool.sample(len(slots), self.rng)
         opponents = np.array([OPEN_SEAT if o == CURRENT_SELF else self._player_id(int(o))
@@ -138,6 +154,10 @@ class SelfPlayGames:
         }
         self.episode_open |= recorded
         ended = table.play(self._slots, actions, who="the learner's network")
+        if self.search is not None:
+            rows = np.flatnonzero(recorded)
+            self.search.note(rows, acting[rows], step["mask"].sum(axis=1), self._batch_rows, self.rng)
+        self._batch_rows += int(recorded.sum())
         ended = np.union1d(ended, table.play_seated(self.rng))
         done = np.zeros(len(self._slots), dtype=bool)
         done[ended] = True
@@ -158,6 +178,7 @@ class SelfPlayGames:
         """Phase 1 (record everything) then phase 2 (finish the open games)."""
         batch_size = len(self._slots)
         moves_before = self.moves
+        self._batch_rows = 0
         steps = []
         record = np.ones(batch_size, dtype=bool)
         for _ in range(rollout_steps):
@@ -168,6 +189,9 @@ class SelfPlayGames:
             record &= self.episode_open
         advantages, values, flat = seat_advantages(steps, self.rules.num_players, gamma, gae_lambda)
         finished = [r for s in steps for r in s["finished_rewards"]]
+        searched = None if self.search is None else self.search.run(
+            network, device=device, batch_size=self._batch_rows, num_actions=steps[0]["mask"].shape[1],
+            rng=self.rng)
         return Batch(
             obs=np.concatenate([s["obs"] for s in steps]),
             mask=np.concatenate([s["mask"] for s in steps]),
@@ -180,6 +204,9 @@ class SelfPlayGames:
             learner_rewards=finished,
             engine_steps=self.moves - moves_before,
             hidden=None if steps[0]["hidden"] is None else np.concatenate([s["hidden"] for s in steps]),
+            searched_values=None if searched is None else searched.values,
+            searched=None if searched is None else searched.searched,
+            search_statistics={} if searched is None else searched.statistics,
         )
 
 
@@ -216,7 +243,22 @@ def merge(batches: list[Batch]) -> Batch:
         learner_rewards=[r for b in batches for r in b.learner_rewards],
         engine_steps=sum(b.engine_steps for b in batches),
         hidden=None if batches[0].hidden is None else join("hidden"),
+        searched_values=None if batches[0].searched_values is None else join("searched_values"),
+        searched=None if batches[0].searched is None else join("searched"),
+        search_statistics=merged_statistics([b.search_statistics for b in batches]),
     )
+
+
+def merged_statistics(parts: list[dict[str, float]]) -> dict[str, float]:
+    """The search statistics of several tables' batches: counts and seconds added, errors averaged by the
+    decisions behind them."""
+    if not any(parts):
+        return {}
+    decisions = sum(part["searched_decisions"] for part in parts)
+    merged = {name: sum(part[name] for part in parts) for name in ("searched_decisions", "search_seconds")}
+    for name in ("searched_value_error", "searched_advantage_error"):
+        merged[name] = sum(part[name] * part["searched_decisions"] for part in parts) / max(decisions, 1.0)
+    return merged
 
 
 class Collector(Protocol):

@@ -33,6 +33,7 @@ from rouba_training.plots import plot_learning_curve
 from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
 from rouba_training.regularizers import scheduled, scheduled_until
 from rouba_training.rollout import Collector, LocalCollector, SelfPlayGames
+from rouba_training.searched_values import SEARCH_STATS, DecisionSearch
 from rouba_training.seeds import collector_seeds
 from rouba_training.threads import TorchThreads
 from rouba_training.run_folder import (
@@ -56,7 +57,7 @@ METRIC_FIELDS = [
     "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",
     "learning_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
     "train_reward", "pool_size", "hand_loss", "magnet_kl", "mirror_kl", "support_kl", "action_value_loss",
-    "action_value_distillation",
+    "action_value_distillation", *SEARCH_STATS,
 ]
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score", "kind", "nash_conv", "margin_low", "margin_high", "bound", "bound_low",
@@ -225,11 +226,19 @@ class Trainer:
         deal_seeds = collector_seeds(config.run.seed, len(tables), 0, self.run_progress.update).deal_seeds
         games = [SelfPlayGames(rules, index, config.run.num_envs, seed=deal_seeds[index], max_players=self.max_players,
                                reward=config.run.reward, pool=self.learner.pool, rng=self.rng,
-                               every_seat=config.records_every_seat)
+                               every_seat=config.records_every_seat, search=self.decision_search(rules))
                  for index, rules in enumerate(tables)]
         return LocalCollector(games, device=self.device, generator=self.generator,
                               rollout_steps=config.run.rollout_steps, gamma=config.ppo.gamma,
                               gae_lambda=config.ppo.gae_lambda)
+
+    def decision_search(self, rules) -> DecisionSearch | None:
+        """What searches a table's decisions (policy_objective searched_mirror), else None."""
+        ppo = self.config.ppo
+        if ppo.policy_objective != "searched_mirror":
+            return None
+        return DecisionSearch(rules, self.max_players, reward=self.config.run.reward, worlds=ppo.search_worlds,
+                              share=ppo.search_share, cut=ppo.search_cut)
 
     def regularization(self) -> Regularization | None:
         """This update's KL terms, their weights on their schedules; None when every weight is 0 now."""
@@ -277,6 +286,7 @@ class Trainer:
             "pool_size": len(learner.pool.snapshots),
         }
         row.update({name: stats.get(name, 0.0) for name in REGULARIZER_STATS})
+        row.update({name: batch.search_statistics.get(name, 0.0) for name in SEARCH_STATS})
         append_rows(self.run_dir / METRICS_FILE, METRIC_FIELDS, [row])
         for name in METRIC_FIELDS[5:]:
             self.writer.add_scalar(f"train/{name}", row[name], run.learner_steps)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The searched-values recipe (--config searched_2p: policy_objective searched_mirror) on the solvable decks, three
+# seeds each, read by exact NashConv from each run's eval.csv; and its screens (worlds, share, cut).
+# One after another; safe to start again after a stop (a run folder with a checkpoint is carried on with --resume;
+# a finished run ends at once).
+# Usage: scripts/runs/searched_values.sh [ROW ...]   (no argument: every row of ORDER below, in order)
+# Run it from a detached worktree so that edits to the main tree do not change a run under way, e.g.
+#   git worktree add --detach ../wt HEAD && cd ../wt && PYTHONPATH=<folder linking rouba_env and rouba_training
+#   to this tree> taskset -c 1 nohup bash scripts/runs/searched_values.sh > ../searched.log 2>&1 &
+# and copy each finished run's eval.csv, metrics.csv, final_eval.json and policy back (a run's checkpoint.pt
+# while it is to be resumed, named in tests/test_repository.py's TO_BE_RESUMED).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=scripts/results/runs
+declare -A ROWS=(
+  # screens of the search on medium, one seed: 16 worlds, and fewer worlds or a cut for less time a decision
+  [medium_searched_k8]="--rules medium --config searched_2p --total-steps 6000000 --search-worlds 8"
+  [medium_searched_cut4]="--rules medium --config searched_2p --total-steps 6000000 --search-cut 4"
+)
+for seed in 1 2 3; do
+  suffix=$([ $seed = 1 ] || echo _seed$seed)
+  ROWS[medium_searched$suffix]="--rules medium --config searched_2p --total-steps 6000000 --seed $seed"
+  ROWS[small_searched$suffix]="--rules small --config searched_2p --total-steps 3000000 --seed $seed"
+  ROWS[mini_searched$suffix]="--rules mini --config searched_2p --total-steps 1000000 --seed $seed"
+done
+ORDER=(medium_searched mini_searched small_searched medium_searched_seed2 medium_searched_seed3 mini_searched_seed2
+       mini_searched_seed3 small_searched_seed2 small_searched_seed3)
+[ $# -gt 0 ] && ORDER=("$@")
+for row in "${ORDER[@]}"; do
+  flags=${ROWS[$row]?unknown row $row}
+  dir=$RUNS/$row
+  [ -f "$dir/final_eval.json" ] && { echo "=== $row: done"; continue; }  # finished (its results kept in git)
+  if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
+  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
+  # shellcheck disable=SC2086
+  rouba-train $resume --run-dir "$dir" $flags --torch-threads 1 --no-progress --eval-interval 10 \
+    || echo "=== $row failed: $?"
+done
