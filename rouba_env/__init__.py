@@ -35,6 +35,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 _register_gymnasium()  # makes gymnasium.make(ENV_ID) work once rouba_env is imported
 rouba_env.compiled.register_warm_up(_warm_up)  # what the first table of an installation compiles
+rouba_env.compiled.guard_caches()  # an entry of numba's cache that cannot be read is compiled again
 
 __all__ = [
     "ActionEncoding",

@@ -15,7 +15,9 @@ at any other compile of ours in a process.
 
 from __future__ import annotations
 
+import glob
 import hashlib
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -23,6 +25,8 @@ from typing import Callable
 
 import numba
 import numba.core.event
+from numba.core.caching import FunctionCache
+from numba.core.dispatcher import Dispatcher
 
 from rouba_env.files import FileWriteError, write_atomically
 from rouba_env.rules import core
@@ -32,6 +36,10 @@ WARM_UP_NOTICE = ("rouba_env: compiling all of its compiled code (rules engine, 
                   "numba's cache")
 COMPILE_NOTICE = ("rouba_env: compiling code that numba's cache does not hold yet (a few seconds); later "
                   "processes load it from the cache")
+HEALED_NOTICE = ("rouba_env: numba's cache of {function} in {folder} could not be read ({error}): compiling it "
+                 "again and replacing it")
+CANNOT_HEAL_NOTICE = ("rouba_env: numba's cache of {function} in {folder} could not be read ({error}) and cannot be "
+                      "replaced there ({reason}): remove that folder (it is made again)")
 PACKAGE_PREFIX = "rouba_env."
 PACKAGE_DIR = Path(__file__).resolve().parent
 COMPILED_MODULES = (
@@ -72,6 +80,45 @@ class CompileNotice(numba.core.event.Listener):
 
 NOTICE = CompileNotice()
 numba.core.event.register("numba:compile", NOTICE)
+
+
+class HealingCache(FunctionCache):
+    """numba's on-disk cache of one of our functions, which takes an entry it cannot read (a file cut short by a
+    kill or a full disk, or garbled) as absent: it removes the function's damaged files, says so in one line,
+    and numba compiles the function again and saves it in their place."""
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as error:  # noqa: BLE001 (whatever an unreadable entry raises: it is compiled again)
+            self.remove_damaged(f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}")
+            return None
+
+    def remove_damaged(self, error: str) -> None:
+        folder = Path(self._cache_path)
+        base = glob.escape(self._impl.filename_base)
+        files = [*folder.glob(f"{base}.nbi"), *folder.glob(f"{base}.*.nbc")]
+        function = getattr(self._py_func, "__qualname__", repr(self._py_func))
+        try:
+            for path in files:
+                path.unlink(missing_ok=True)
+        except OSError as problem:
+            self.disable()  # compiled in this process only
+            print(CANNOT_HEAL_NOTICE.format(function=function, folder=folder, error=error,
+                                            reason=problem.strerror or problem), file=sys.stderr, flush=True)
+            return
+        print(HEALED_NOTICE.format(function=function, folder=folder, error=error), file=sys.stderr, flush=True)
+
+
+def guard_caches() -> None:
+    """Give every cached numba function of the package a `HealingCache` (called once by the package's
+    ``__init__``, with the notice's registration)."""
+    for name in COMPILED_MODULES:
+        module = importlib.import_module(PACKAGE_PREFIX + name[: -len(".py")].replace("/", "."))
+        for value in vars(module).values():
+            if (isinstance(value, Dispatcher) and getattr(value.py_func, "__module__", None) == module.__name__
+                    and type(getattr(value, "_cache", None)) is FunctionCache):
+                value._cache = HealingCache(value.py_func)
 
 
 def register_warm_up(warm_up: Callable[[], None]) -> None:

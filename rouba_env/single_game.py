@@ -30,6 +30,8 @@ MoveHook = Callable[[int, int], None]
 """``hook(seat, action)``: a move just before (``before_move``) or just after (``after_move``) it is played."""
 
 ONE_GAME = np.zeros(1, dtype=np.int64)
+INT64_LOW, INT64_HIGH = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+"""The actions the compiled fast path takes: a Python int within the kernel's int64."""
 """The games of a one-game table (and seat 0 of it, where a seat array is asked for)."""
 
 
@@ -216,6 +218,9 @@ class SingleGame:
         if not self._started:
             raise not_started("reading a mask")
         if seat != self._current[0] or self._offender[0] >= 0:  # not its turn, or the game is over
+            n = self.rules.num_players
+            if not is_int(seat) or not 0 <= seat < n:
+                raise ValueError(f"seat {seat!r} out of range 0..{n - 1}")
             return np.zeros(self.actions.size, dtype=np.int8)
         return self._mask.copy()  # the caller may keep or change it
 
@@ -264,11 +269,11 @@ class SingleGame:
         ``stacklevel``: the frame a warning points at, counted as `Table.play` counts it."""
         if not self._started:
             raise not_started("step()")
-        if type(action) is int and self._fast:
-            try:
-                seat = self._play_move(action)  # the rules core checks it against the mask and plays it
-            except OverflowError:  # wider than the kernel's int64: the table's illegal-action path says so
-                seat = NOT_PLAYED
+        if type(action) is int and self._fast and INT64_LOW <= action <= INT64_HIGH:
+            # the rules core checks it against the mask and plays it; an int wider than the kernel's int64
+            # never reaches compiled code (whose answer would depend on what numba's cache holds), but the
+            # table's illegal-action path, as every other odd action does
+            seat = self._play_move(action)
             if seat != NOT_PLAYED:
                 return seat
         self.table.play(ONE_GAME, _one_action(action), who, stacklevel=stacklevel)

@@ -12,7 +12,7 @@ import pytest
 
 import rouba_env
 from rouba_env.compiled import (
-    COMPILE_NOTICE, COMPILED_MODULES, MARKER_PREFIX, PACKAGE_DIR, WARM_UP_MODULE, WARM_UP_NOTICE, CompileNotice,
+    COMPILE_NOTICE, COMPILED_MODULES, HEALED_NOTICE, MARKER_PREFIX, PACKAGE_DIR, WARM_UP_MODULE, WARM_UP_NOTICE, CompileNotice,
     ensure_compiled, marker_path,
 )
 
@@ -87,6 +87,46 @@ def test_a_cold_cache_is_warmed_once_and_then_serves_every_entry_point(tmp_path)
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, run.stderr
         assert not any(notice in run.stderr for notice in NOTICES), (command, run.stderr)
+    # then the engine's cache files are cut short (a kill or a full disk mid-write) or garbled: a game still plays,
+    # each damaged function said once and compiled again, and the next process loads it all in silence
+    damaged = damage_cache(tmp_path, ["kernels.step_slots", "kernels.deal_games", "engine._play"])
+    play_a_game = [sys.executable, str(EXAMPLES / "random_aec_play.py")]
+    healed = subprocess.run(play_a_game, env=env, capture_output=True, text=True, timeout=600)
+    assert healed.returncode == 0, healed.stderr
+    assert healed.stderr.count("could not be read") == len(damaged), healed.stderr
+    again = subprocess.run(play_a_game, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+
+
+def damage_cache(folder: Path, functions: list[str]) -> list[str]:
+    """Cut the first function's cache data short, garble the second's, garble the third's index; their names."""
+    damaged = []
+    for number, function in enumerate(functions):
+        pattern = f"{function}-*.nbi" if number == 2 else f"{function}-*.nbc"
+        paths = sorted(folder.rglob(pattern))
+        assert paths, pattern
+        for path in paths:
+            data = path.read_bytes()
+            path.write_bytes(data[: len(data) // 3] if number == 0 else bytes(reversed(data)))
+        damaged.append(function)
+    return damaged
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["truncated", "garbled", "garbled index", "empty"])
+def test_a_damaged_cache_entry_is_compiled_again_said_once_and_replaced(tmp_path, damage):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", USE_A_KERNEL], env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    for path in tmp_path.rglob("dense.dense_rows-*.nbi" if damage == "garbled index" else "dense.dense_rows-*.nbc"):
+        data = path.read_bytes()
+        path.write_bytes({"truncated": data[:100], "empty": b""}.get(damage, bytes(reversed(data))))
+    runs = [subprocess.run([sys.executable, "-c", USE_A_KERNEL], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    assert [run.returncode for run in runs] == [0, 0], [run.stderr for run in runs]
+    said = HEALED_NOTICE.split("{function}")[0]
+    assert runs[0].stderr.count(said) == 1 and "dense_rows" in runs[0].stderr, runs[0].stderr
+    assert runs[1].stderr == "", "healed: the next process loads it from the cache"
 
 
 @pytest.mark.slow
@@ -98,3 +138,34 @@ def test_code_outside_the_warm_up_says_so_once_and_a_warm_one_says_nothing(tmp_p
     assert [run.returncode for run in runs] == [0, 0], [run.stderr for run in runs]
     assert runs[0].stderr.count(COMPILE_NOTICE) == 1
     assert COMPILE_NOTICE not in runs[1].stderr
+
+
+ODD_ACTIONS = """
+import warnings
+import numpy as np
+import rouba_env
+
+def outcomes():
+    env = rouba_env.env(num_players=2)
+    seen = []
+    for action in [10**30, 2**64, -2**63 - 1, -1, True, 1.0, np.int64(10**18), np.uint64(2**64 - 1)]:
+        env.reset(seed=1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            env.step(action)
+        seen.append((repr(action), all(env.terminations.values()), [str(w.message).split(";")[0] for w in caught]))
+    return seen
+"""
+
+
+def test_odd_actions_take_the_illegal_action_path_whether_the_code_was_compiled_here_or_loaded():
+    """The same answer in this process and in a fresh one that loads every kernel from numba's cache."""
+    namespace: dict = {}
+    exec(ODD_ACTIONS, namespace)
+    here = namespace["outcomes"]()
+    assert all(ended and len(said) == 1 and "illegal action" in said[0] for _, ended, said in here), here
+    run = subprocess.run([sys.executable, "-c", ODD_ACTIONS + "\nprint(repr(outcomes()))"], capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == repr(here)
+    assert not any(notice in run.stderr for notice in NOTICES), run.stderr

@@ -18,6 +18,7 @@ from typing import Literal
 
 from rouba_env.checks import is_int, shown
 from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, CheckpointTableMismatch, network_fits
+from rouba_env.evaluation.distributed import ray_address_problem
 from rouba_env.players.registry import make_policy
 from rouba_env.posterior import MAX_WORLDS, SEARCH_PLAYERS
 from rouba_env.rules.config import make_rules
@@ -111,6 +112,8 @@ moves) 1,024 games an update would be a few dozen updates in the whole run. An e
 EXPLOITER_UNREGULARIZED = {"magnet": "none", "magnet_coef": 0.0, "mirror_coef": 0.0, "weight_average": 0.0}
 """An exploiter is plain PPO against its frozen target: the default recipe's regularizers, left at their
 defaults, are turned off."""
+LOCAL_RAY = "local"
+"""``ray`` for a Ray started on this machine for the run."""
 SEARCH_SETTINGS = ("search_worlds", "search_share", "search_cut")
 """The settings of policy_objective searched_mirror's search (refused with another objective)."""
 HELP = "help"
@@ -406,7 +409,7 @@ class ScaleOutSettings:
 
     def __post_init__(self) -> None:
         check_group(self)
-        if self.ray != self.ray.strip() or (self.ray and " " in self.ray):
+        if self.ray not in ("", LOCAL_RAY) and ray_address_problem(self.ray) is not None:
             raise ValueError(f"ray must be local, auto or HOST:PORT (empty: no Ray), got {self.ray!r}")
 
 GROUPS = {"run": RunSettings, "ppo": PPOSettings, "regularizers": RegularizerSettings, "opponents": OpponentSettings,

@@ -33,9 +33,9 @@ import sys
 import numpy as np
 import torch
 
-from rouba_env.evaluation.distributed import check_ray_address, import_ray
+from rouba_env.evaluation.distributed import check_ray_address, import_ray, join_cluster
 from rouba_env.rules.config import RulesConfig
-from rouba_training.config import TrainConfig
+from rouba_training.config import LOCAL_RAY, TrainConfig
 from rouba_training.learner import build_learner
 from rouba_training.opponents import OpponentPool
 from rouba_training.seeds import collector_seeds
@@ -45,8 +45,6 @@ ACTOR_MAX_RESTARTS = 20
 """Times Ray restarts one rollout actor whose process died (and retries its call) before the run fails."""
 ACTOR_CPUS = 1
 """Logical CPUs each rollout actor asks Ray for (its torch uses one thread)."""
-LOCAL_RAY = "local"
-"""``--ray`` value that starts a Ray on this machine (any other value is a cluster's address to join)."""
 ACTOR_NAME = "rouba-rollout-{index}"
 """Ray actor name of rollout actor ``index`` (in the run's namespace), so tools can find it."""
 
@@ -112,6 +110,25 @@ class RolloutWorker:
         return self.collector.collect(self.network), os.getpid()
 
 
+def join_ray(config: TrainConfig) -> bool:
+    """Join the Ray cluster of ``config.scale_out.ray`` (or start a local one for ``local``) unless Ray is
+    running in this process already; True if this call did. A RuntimeError saying what is wrong (the address
+    does not answer, or Ray's own words) comes before a run touches its folder."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    workers = config.scale_out.rollout_workers
+    if config.scale_out.ray != LOCAL_RAY:
+        check_ray_address(config.scale_out.ray)
+        join_cluster(ray, config.scale_out.ray, namespace=f"rouba-train-{os.getpid()}", log_to_driver=True)
+    else:
+        # Embedded: a local Ray on this machine, with a logical CPU for every actor
+        # (the actors then share the cores with the learner).
+        ray.init(num_cpus=max(os.cpu_count() or 1, workers * ACTOR_CPUS), include_dashboard=False,
+                 namespace=f"rouba-train-{os.getpid()}", configure_logging=False)
+    return True
+
+
 class RayCollector:
     """The driver's side: starts (or joins) Ray, creates the rollout actors and gathers their batches.
 
@@ -120,24 +137,15 @@ class RayCollector:
     """
 
     def __init__(self, config: TrainConfig, tables: list[RulesConfig], max_players: int, *, pool: OpponentPool,
-                 update: int):
+                 update: int, started_ray: bool | None = None):
         ray = import_ray()
         self.ray = ray
         self.pool = pool
         self.update = update
-        self.started_ray = False
+        self.started_ray = join_ray(config) if started_ray is None else started_ray
+        """This run started (or joined) Ray, so `close` ends its part (`join_ray`, called before the run
+        folder is touched, says so)."""
         workers = config.scale_out.rollout_workers
-        if not ray.is_initialized():
-            if config.scale_out.ray != LOCAL_RAY:
-                check_ray_address(config.scale_out.ray)
-                ray.init(address=config.scale_out.ray, namespace=f"rouba-train-{os.getpid()}",
-                         log_to_driver=True, configure_logging=False)
-            else:
-                # Embedded: a local Ray on this machine, with a logical CPU for every actor
-                # (the actors then share the cores with the learner).
-                ray.init(num_cpus=max(os.cpu_count() or 1, workers * ACTOR_CPUS), include_dashboard=False,
-                         namespace=f"rouba-train-{os.getpid()}", configure_logging=False)
-            self.started_ray = True
         available = ray.cluster_resources().get("CPU", 0)
         if available < workers * ACTOR_CPUS:
             raise RuntimeError(f"rollout_workers={workers} needs {workers * ACTOR_CPUS} CPUs, but the Ray cluster "

@@ -140,7 +140,20 @@ class Trainer:
         self.device = device = torch.device(config.run.device)
         if device.type == "cuda" and not torch.cuda.is_available():
             raise RuntimeError(f"--device {config.run.device} asked for, but torch sees no CUDA device")
-        prepare(run_dir, resume, overwrite)
+        started_ray = None
+        if config.scale_out.ray:  # joined before the folder is touched: a bad address changes nothing there
+            from rouba_training.distributed import join_ray
+
+            started_ray = join_ray(config)
+        self.started_ray = started_ray
+        try:
+            prepare(run_dir, resume, overwrite)
+        except BaseException:
+            if started_ray:
+                import ray
+
+                ray.shutdown()
+            raise
         # with Ray the batch is collected elsewhere, and the idle cores say nothing about the update
         self.threads = TorchThreads(config.run.torch_threads, adaptive=not config.scale_out.ray and device.type == "cpu")
         self.command = command or " ".join(["python"] + sys.argv)
@@ -222,7 +235,7 @@ class Trainer:
             from rouba_training.distributed import RayCollector
 
             return RayCollector(config, tables, self.max_players, pool=self.learner.pool,
-                                update=self.run_progress.update)
+                                update=self.run_progress.update, started_ray=self.started_ray)
         deal_seeds = collector_seeds(config.run.seed, len(tables), 0, self.run_progress.update).deal_seeds
         games = [SelfPlayGames(rules, index, config.run.num_envs, seed=deal_seeds[index], max_players=self.max_players,
                                reward=config.run.reward, pool=self.learner.pool, rng=self.rng,

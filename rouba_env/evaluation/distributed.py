@@ -39,15 +39,26 @@ RAY_CONNECT_TIMEOUT_S = 5.0
 """Seconds to wait for a Ray cluster's address to answer before giving up (Ray itself waits minutes)."""
 
 
+def ray_address_problem(address: str) -> str | None:
+    """What is wrong with the spelling of a Ray cluster's ``address`` (None: ``auto`` or a HOST:PORT)."""
+    if address == "auto":
+        return None
+    host, separator, port = address.rpartition(":")
+    if not separator or not host or " " in address or not port.isdigit() or not 0 < int(port) < 65536:
+        return f"Ray address {address!r} must be HOST:PORT (e.g. 127.0.0.1:6379, a port in 1..65535) or auto"
+    return None
+
+
 def check_ray_address(address: str) -> None:
     """A RuntimeError naming ``address`` unless it is ``auto`` or a HOST:PORT that accepts a connection now."""
     import socket
 
+    problem = ray_address_problem(address)
+    if problem is not None:
+        raise RuntimeError(problem)
     if address == "auto":
         return
-    host, separator, port = address.rpartition(":")
-    if not separator or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise RuntimeError(f"Ray address {address!r} must be HOST:PORT (e.g. 127.0.0.1:6379) or auto")
+    host, _, port = address.rpartition(":")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_CONNECT_TIMEOUT_S).close()
     except OSError as error:
@@ -67,10 +78,20 @@ def connect(address: str | None = None) -> bool:
     if ray.is_initialized():
         return False
     if address:
-        ray.init(address=address, configure_logging=False)
+        join_cluster(ray, address)
     else:
         ray.init(include_dashboard=False, configure_logging=False)
     return True
+
+
+def join_cluster(ray, address: str, **options) -> None:
+    """``ray.init(address=...)``; a RuntimeError saying what Ray said when the address does not hold a Ray
+    cluster (Ray raises a ConnectionError, which would read as a file's error)."""
+    try:
+        ray.init(address=address, configure_logging=False, **options)
+    except (ConnectionError, TimeoutError) as error:
+        raise RuntimeError(f"cannot join a Ray cluster at {address}: Ray said: "
+                           f"{str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
 
 
 def ray_chunk_runner(chunks: Iterable[Chunk]) -> Iterable[list[GameRecord]]:
