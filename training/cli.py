@@ -56,10 +56,9 @@ def shipped_configs() -> list[str]:
 
 def config_path(value: str | Path) -> Path:
     """A ``--config`` value as a file: a path, or the name of a shipped config (``rank_2p``)."""
-    path = Path(value)
-    if not path.exists() and str(value) in shipped_configs():
+    if str(value) in shipped_configs():  # a shipped name is the shipped file: ./NAME reads a local one
         return SHIPPED_CONFIGS / f"{value}.toml"
-    return path
+    return Path(value)
 
 
 def load_toml(path: Path) -> dict:
@@ -176,6 +175,9 @@ def parse_request(argv: list[str] | None = None) -> TrainRequest:
     flags, ValueError a bad TOML file."""
     argv = list(sys.argv[1:] if argv is None else argv)
     refuse_removed_flags(argv)
+    given = [arg for arg in argv if arg == "--config" or arg.startswith("--config=")]
+    if len(given) > 1:
+        raise ValueError(f"--config is given {len(given)} times: one settings file a run (flags set the rest)")
     values = parse_command(argv, {})  # the flags alone: the file and the run folder they name
     if values["resume"] and values["overwrite"]:
         raise ValueError("--resume and --overwrite exclude each other: resume the run, or start it again")

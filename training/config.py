@@ -112,6 +112,8 @@ moves) 1,024 games an update would be a few dozen updates in the whole run. An e
 EXPLOITER_UNREGULARIZED = {"magnet": "none", "magnet_coef": 0.0, "mirror_coef": 0.0, "weight_average": 0.0}
 """An exploiter is plain PPO against its frozen target: the default recipe's regularizers, left at their
 defaults, are turned off."""
+MIN_EVALUATIONS = 4
+"""A run of at least this many updates is evaluated at least this many times (`TrainConfig.evaluation_due`)."""
 LOCAL_RAY = "local"
 """``ray`` for a Ray started on this machine for the run."""
 SEARCH_SETTINGS = ("search_worlds", "search_share", "search_cut")
@@ -339,6 +341,13 @@ class OpponentSettings:
         if not self.best_response and self.best_response_start != "auto":
             raise ValueError(f"best_response_start={self.best_response_start!r} says where an exploiter "
                              f"starts: it needs best_response (the player it exploits)")
+        if self.best_response_temperature != DEFAULTS["best_response_temperature"]:
+            if not self.best_response:
+                raise ValueError(f"best_response_temperature={self.best_response_temperature} softens an "
+                                 f"exploiter's network start: it needs best_response (the player it exploits)")
+            if self.best_response_start == "fresh":
+                raise ValueError(f"best_response_temperature={self.best_response_temperature} softens a network "
+                                 f"start, but best_response_start='fresh' starts from no network")
 
 
 @dataclass
@@ -347,7 +356,8 @@ class EvaluationSettings:
 
     eval_interval: int = setting(
         10, 'Updates between evaluations against eval_opponents (0: only at the end); the default run evaluates '
-        'about ten times, for a learning curve, in about 2% of its time.')
+        'about ten times, for a learning curve, in about 2% of its time. A run too short for 4 evaluations at '
+        'this interval is also evaluated at each quarter of total_steps.')
     eval_games: int = setting(200, 'Duplicate-deal games per opponent at each periodic evaluation.')
     final_eval_games: int = setting(2000, 'Duplicate-deal games per opponent at the end (0: skip).')
     eval_opponents: tuple[str, ...] = setting(
@@ -592,6 +602,22 @@ class TrainConfig:
     @property
     def padded_players(self) -> int:
         return self.run.max_players or max(self.run.num_players)
+
+    def evaluation_due(self, update: int, steps_before: int, steps_after: int) -> bool:
+        """Whether a periodic evaluation follows ``update`` (which took the run from ``steps_before`` to
+        ``steps_after`` learner steps): every ``eval_interval`` updates, or, in a run too short to be evaluated
+        `MIN_EVALUATIONS` times so (its updates estimated from one round of every slot for rollout_steps rounds),
+        each time it passes a `MIN_EVALUATIONS`-th of total_steps."""
+        interval = self.evaluation.eval_interval
+        if not interval:
+            return False
+        if update % interval == 0:
+            return True
+        updates = math.ceil(self.run.total_steps / (self.run.num_envs * self.run.rollout_steps))
+        if updates // interval >= MIN_EVALUATIONS:
+            return False
+        quarter = lambda steps: min(steps, self.run.total_steps) * MIN_EVALUATIONS // self.run.total_steps  # noqa: E731
+        return quarter(steps_after) > quarter(steps_before)
 
     def to_dict(self) -> dict:
         """Every setting by its flat name (what a run saves, and what `TrainConfig.of` takes back)."""

@@ -366,11 +366,12 @@ class Trainer:
             run.evaluation_seconds += time.perf_counter() - evaluation_started
         with stop_on_signals(STOP_SIGNALS if catch_signals else ()) as received:
             while run.learner_steps < config.run.total_steps and not received:
+                steps_before = run.learner_steps
                 row = self.update()
                 bar.update(min(row["batch_size"], bar.total - bar.n))  # the last update runs past total_steps
                 bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
                                 kl=f"{row['approx_kl']:.3f}", steps=run.learner_steps)
-                if config.evaluation.eval_interval and run.update % config.evaluation.eval_interval == 0 and not received:
+                if config.evaluation_due(run.update, steps_before, run.learner_steps) and not received:
                     evaluation_started = time.perf_counter()
                     rows = self.evaluate(config.evaluation.eval_games, "periodic")
                     run.evaluation_seconds += time.perf_counter() - evaluation_started

@@ -48,6 +48,20 @@ MAX_GAMES = 1 << 20
 """Most game slots one batched game (or table, or vector env) holds: about a kilobyte of state each."""
 
 
+SHOWN_VALUES = 5
+"""How many of a refused list's values an error names."""
+
+
+def shown_values(values) -> str:
+    """A refused list of indices or seeds as the caller gave it: its first values, as written."""
+    try:
+        items = list(values)
+    except TypeError:
+        return repr(values)
+    more = f", ... ({len(items)} in all)" if len(items) > SHOWN_VALUES else ""
+    return "[" + ", ".join(repr(item) for item in items[:SHOWN_VALUES]) + more + "]"
+
+
 class VectorGame:
     """``batch_size`` games of one rules config, stepped together.
 
@@ -222,8 +236,8 @@ class VectorGame:
         slots = self.as_slots(slots)
         seeds = np.asarray(deal_seeds)
         if seeds.shape != slots.shape or (seeds.size and seeds.dtype.kind not in "iu"):
-            raise ValueError(f"deal_seeds must be {len(slots)} integers (one per slot), got shape {seeds.shape} "
-                             f"of dtype {seeds.dtype}")
+            raise ValueError(f"deal_seeds must be {len(slots)} integers in [0, 2**63) (one per slot), got "
+                             f"{shown_values(deal_seeds)}")
         if seeds.size and (seeds.min() < 0 or seeds.max() >= engine.DEAL_SEED_BOUND):
             raise ValueError(f"deal seeds must be in [0, 2**63), got {seeds.min()}..{seeds.max()}")
         seeds = seeds.astype(np.uint64)
@@ -383,12 +397,15 @@ class VectorGame:
 
     def as_slots(self, slots, repeats: bool = False) -> np.ndarray:
         """``slots`` as an int64 array after checking them (each in range; none twice unless ``repeats``)."""
+        given = slots
         slots = np.asarray(slots)
         if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
-            raise ValueError(f"slots must be a 1-d array of slot indices, got shape {slots.shape}")
+            raise ValueError(f"slots must be a 1-d array of slot indices in 0..{self.batch_size - 1}, got "
+                             f"{shown_values(given)}")
         slots = np.ascontiguousarray(slots, dtype=np.int64)  # one compiled signature of the loops
         if slots.size and (slots.min() < 0 or slots.max() >= self.batch_size):
-            raise ValueError(f"slots must be in 0..{self.batch_size - 1}")
+            outside = slots[(slots < 0) | (slots >= self.batch_size)]
+            raise ValueError(f"slots must be in 0..{self.batch_size - 1}, got {int(outside[0])}")
         # Increasing slots (what np.flatnonzero gives) cannot repeat; otherwise count them.
         if not repeats and slots.size > 1 and not (slots[1:] > slots[:-1]).all() and np.bincount(slots).max() > 1:
             raise ValueError("slots must not repeat")

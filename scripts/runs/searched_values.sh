@@ -16,6 +16,8 @@ declare -A ROWS=(
   # screens of the search on medium, one seed: 16 worlds, and fewer worlds or a cut for less time a decision
   [medium_searched_k8]="--rules medium --config searched_2p --total-steps 6000000 --search-worlds 8"
   [medium_searched_cut4]="--rules medium --config searched_2p --total-steps 6000000 --search-cut 4"
+  # twice the passes over each batch: does the fit follow its closed-form step more closely?
+  [medium_searched_epochs8]="--rules medium --config searched_2p --total-steps 6000000 --update-epochs 8"
 )
 for seed in 1 2 3; do
   suffix=$([ $seed = 1 ] || echo _seed$seed)
