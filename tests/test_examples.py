@@ -70,7 +70,8 @@ def test_every_snippet_is_listed_and_shown():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_snippet_runs_where_its_library_is_installed(name, tmp_path):
-    pytest.importorskip(SNIPPETS[name])
+    library = SNIPPETS[name]
+    pytest.importorskip(library, reason=f"{library} is not installed (pip install {library} runs docs/snippets/{name})")
     result = subprocess.run([sys.executable, str(ROOT / "docs" / "snippets" / name)], capture_output=True,
                             text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr

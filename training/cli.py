@@ -228,6 +228,9 @@ def config_from_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
     request = parse_request(argv)
     return build_config(request)[0], request.resume
 
+SHOWN_ONLY = ("progress",)
+"""Settings that change only what a run shows: a finished run has nothing to show them on, so none is named
+as not applied."""
 TORCH_CPU_INSTALL = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 """How to install PyTorch without its CUDA libraries (PyTorch's own CPU wheel index)."""
 
@@ -268,8 +271,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{config.run.run_dir} is complete: {saved['learner_steps']} learner steps of {config.run.total_steps} "
                   f"and its final evaluation; nothing was changed. To train it further: rouba-train --resume "
                   f"--run-dir {config.run.run_dir} --total-steps N (N above {saved['learner_steps']})")
-            if changes:
-                print(f"  not applied, since nothing is trained: {', '.join(name for name, _, _ in changes)}")
+            unapplied = [name for name, _, _ in changes if name not in SHOWN_ONLY]
+            if unapplied:
+                print(f"  not applied, since nothing is trained: {', '.join(unapplied)}")
             return 0
         if saved is not None:
             print(f"resuming {config.run.run_dir} at update {saved['update']} ({saved['learner_steps']} learner steps)")

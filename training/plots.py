@@ -7,6 +7,7 @@ Plotting needs matplotlib (the ``train`` extra); reading the curves does not.
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 from rouba_env.files import write_atomically
@@ -79,6 +80,16 @@ def save_figure(figure, path: Path) -> Path:
     return path
 
 
+def self_play_only(run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` trains against its current self alone (its saved settings, in the policy
+    folder's metadata; False when they cannot be read)."""
+    try:
+        settings = json.loads((Path(run_dir) / "policy" / "metadata.json").read_text())["train_config"]
+        return float(settings["past_self_weight"]) == 0 and float(settings["scripted_weight"]) == 0
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
 def plot_learning_curve(run_dir: Path) -> Path | None:
     """learning_curve.png: evaluation win rates (with intervals), training reward and, on a solved table, the
     exact NashConv, against learner steps. None while the run has no metrics yet."""
@@ -103,9 +114,14 @@ def plot_learning_curve(run_dir: Path) -> Path | None:
     left.set(xlabel="learner steps", ylabel="win rate (95% interval)", title=title, ylim=(0, 1))
     if left.get_legend_handles_labels()[0]:
         left.legend(fontsize="small")
-    right.plot([int(r["learner_steps"]) for r in metrics], [float(r["train_reward"]) for r in metrics],
+    self_play = self_play_only(run_dir)
+    # Self-play's training reward is a seat's result against itself (noise about 0): its policy's entropy moves.
+    column, label, panel = (("entropy", "policy entropy over the legal moves", "Self-play: how sure the policy is")
+                            if self_play else
+                            ("train_reward", "mean final training reward", "Training games (against the pool)"))
+    right.plot([int(r["learner_steps"]) for r in metrics], [float(r[column]) for r in metrics],
                marker="o" if len(metrics) < TOO_FEW_POINTS else None)  # one point shows as a point
-    right.set(xlabel="learner steps", ylabel="mean final training reward", title="Training games (mixed opponents)")
+    right.set(xlabel="learner steps", ylabel=label, title=panel)
     if solved:
         measured = {int(r["update"]): (int(r["learner_steps"]), float(r["nash_conv"])) for r in solved}
         steps, values = zip(*(measured[update] for update in sorted(measured)))

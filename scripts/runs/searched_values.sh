@@ -16,8 +16,12 @@ declare -A ROWS=(
   # screens of the search on medium, one seed: 16 worlds, and fewer worlds or a cut for less time a decision
   [medium_searched_k8]="--rules medium --config searched_2p --total-steps 6000000 --search-worlds 8"
   [medium_searched_cut4]="--rules medium --config searched_2p --total-steps 6000000 --search-cut 4"
-  # twice the passes over each batch: does the fit follow its closed-form step more closely?
+  # twice the passes over each batch: does the fit follow its closed-form step more closely? (stopped at update 5
+  # for the next row: the fit moved the policy by a twentieth of the step it was asked, the critic's gradients
+  # sharing the network and the optimizer's scale)
   [medium_searched_epochs8]="--rules medium --config searched_2p --total-steps 6000000 --update-epochs 8"
+  # the fit alone: no critic loss (nothing reads the critic without a cut), twice the passes, half the minibatch
+  [medium_searched_fit]="--rules medium --config searched_2p --total-steps 6000000 --vf-coef 0 --update-epochs 8 --minibatch-size 1024"
 )
 for seed in 1 2 3; do
   suffix=$([ $seed = 1 ] || echo _seed$seed)
