@@ -156,7 +156,8 @@ class SelfPlayGames:
         ended = table.play(self._slots, actions, who="the learner's network")
         if self.search is not None:
             rows = np.flatnonzero(recorded)
-            self.search.note(rows, acting[rows], step["mask"].sum(axis=1), self._batch_rows, self.rng)
+            self.search.note(rows, acting[rows], step["mask"].sum(axis=1), first_batch_row=self._batch_rows,
+                             rng=self.rng)
         self._batch_rows += int(recorded.sum())
         ended = np.union1d(ended, table.play_seated(self.rng))
         done = np.zeros(len(self._slots), dtype=bool)

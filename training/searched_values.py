@@ -149,7 +149,7 @@ class DecisionSearch:
         if self.recorder is not None:
             self.recorder.forget(slots)
 
-    def note(self, slots: np.ndarray, seats: np.ndarray, legal_moves: np.ndarray, first_batch_row: int,
+    def note(self, slots: np.ndarray, seats: np.ndarray, legal_moves: np.ndarray, *, first_batch_row: int,
              rng: np.random.Generator) -> None:
         """The round just played at ``slots`` (every slot, in the order the recorder kept them), of which
         ``slots`` were recorded into the batch from row ``first_batch_row`` on: those with a choice are

@@ -54,7 +54,7 @@ def self_play_with_a_search(rules, player: NetworkPlayer, search: DecisionSearch
         action = int(player.act_batch(table.obs[:1], table.mask[:1], rng)[0])
         histories.append(list(moves))
         table.play([0], [action])
-        search.note(np.array([0]), np.array([seat]), legal, len(histories) - 1, rng)
+        search.note(np.array([0]), np.array([seat]), legal, first_batch_row=len(histories) - 1, rng=rng)
         moves.append((seat, action))
     return histories
 
