@@ -19,6 +19,7 @@ import glob
 import hashlib
 import importlib
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Callable
@@ -32,8 +33,12 @@ from rouba_env.files import FileWriteError, write_atomically
 from rouba_env.rules import core
 
 WARM_UP_NOTICE = ("rouba_env: compiling all of its compiled code (rules engine, encoders, players, exact solver) "
-                  "once for this installation: up to a minute or two; later processes load it from "
-                  "numba's cache")
+                  "once for this installation: about 2 minutes on an idle machine, up to 5 on a busy one; later "
+                  "processes load it from numba's cache")
+READ_ONLY_NOTICE = ("rouba_env: NUMBA_CACHE_DIR={folder} cannot be written here: numba's cache is read from a copy "
+                    "of it in {copy}")
+NOT_A_FOLDER_NOTICE = ("rouba_env: NUMBA_CACHE_DIR={folder} is not a folder: numba keeps its cache beside the "
+                       "package's sources instead (or compiles in every process where it cannot)")
 COMPILE_NOTICE = ("rouba_env: compiling code that numba's cache does not hold yet (a few seconds); later "
                   "processes load it from the cache")
 HEALED_NOTICE = ("rouba_env: numba's cache of {function} in {folder} could not be read ({error}): compiling it "
@@ -110,9 +115,49 @@ class HealingCache(FunctionCache):
         print(HEALED_NOTICE.format(function=function, folder=folder, error=error), file=sys.stderr, flush=True)
 
 
+def copied_cache_folder(folder: Path) -> Path:
+    """Where a read-only ``NUMBA_CACHE_DIR`` is copied: under the user's cache folder, by its path."""
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return home / "rouba_env" / "numba" / hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
+
+
+def writable_cache() -> None:
+    """numba skips a ``NUMBA_CACHE_DIR`` it cannot write (a cache prepared in a container image or on a
+    cluster's read-only disk) and compiles everything again elsewhere: such a folder's files are copied (those
+    missing or older in the copy) to `copied_cache_folder`, which numba then reads and writes, said in one line.
+    A ``NUMBA_CACHE_DIR`` that is not a folder is said in one line too."""
+    configured = os.environ.get("NUMBA_CACHE_DIR")
+    if not configured:
+        return
+    folder = Path(configured)
+    if folder.exists() and not folder.is_dir():
+        print(NOT_A_FOLDER_NOTICE.format(folder=configured), file=sys.stderr, flush=True)
+        return
+    if not folder.is_dir() or os.access(folder, os.W_OK):
+        return
+    copy = copied_cache_folder(folder)
+    try:
+        for source in folder.rglob("*"):
+            target = copy / source.relative_to(folder)
+            if source.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+            elif not target.exists() or target.stat().st_mtime_ns < source.stat().st_mtime_ns:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+    except OSError as error:
+        print(f"rouba_env: NUMBA_CACHE_DIR={configured} cannot be written and cannot be copied to {copy} "
+              f"({error.strerror or error}): every process compiles what it runs", file=sys.stderr, flush=True)
+        return
+    numba.core.config.CACHE_DIR = str(copy)
+    os.environ["NUMBA_CACHE_DIR"] = str(copy)  # numba reads it again when it reloads its settings
+    print(READ_ONLY_NOTICE.format(folder=configured, copy=copy), file=sys.stderr, flush=True)
+
+
 def guard_caches() -> None:
     """Give every cached numba function of the package a `HealingCache` (called once by the package's
-    ``__init__``, with the notice's registration)."""
+    ``__init__``, with the notice's registration), in a writable copy of a read-only ``NUMBA_CACHE_DIR``
+    (`writable_cache`)."""
+    writable_cache()
     for name in COMPILED_MODULES:
         module = importlib.import_module(PACKAGE_PREFIX + name[: -len(".py")].replace("/", "."))
         for value in vars(module).values():

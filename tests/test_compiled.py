@@ -169,3 +169,42 @@ def test_odd_actions_take_the_illegal_action_path_whether_the_code_was_compiled_
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == repr(here)
     assert not any(notice in run.stderr for notice in NOTICES), run.stderr
+
+
+READ_ONLY = """
+import os
+prepared = os.environ["NUMBA_CACHE_DIR"]
+real_access = os.access
+def access(path, mode, *args, **kwargs):  # as a read-only mount answers: root's bits would say writable
+    if mode & os.W_OK and os.path.abspath(str(path)).startswith(os.path.abspath(prepared)):
+        return False
+    return real_access(path, mode, *args, **kwargs)
+os.access = access
+"""
+
+
+@pytest.mark.slow
+def test_a_prepared_cache_that_cannot_be_written_serves_from_a_copy_without_compiling(tmp_path):
+    prepared, home = tmp_path / "prepared", tmp_path / "home"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(prepared), "XDG_CACHE_HOME": str(home)}
+    first = subprocess.run([sys.executable, "-c", USE_A_KERNEL], env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0 and COMPILE_NOTICE in first.stderr, first.stderr
+    before = {path: path.read_bytes() for path in prepared.rglob("*") if path.is_file()}
+    runs = [subprocess.run([sys.executable, "-c", READ_ONLY + USE_A_KERNEL], env=env, capture_output=True, text=True,
+                           timeout=300) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        assert run.stderr.count("cannot be written here: numba's cache is read from a copy") == 1, run.stderr
+        assert COMPILE_NOTICE not in run.stderr, "the prepared code is loaded, not compiled again"
+    assert {path: path.read_bytes() for path in prepared.rglob("*") if path.is_file()} == before
+    assert any((home / "rouba_env" / "numba").rglob("*.nbc"))
+
+
+def test_a_numba_cache_dir_that_is_a_file_is_said_in_one_line(tmp_path):
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(not_a_folder)}
+    run = subprocess.run([sys.executable, "-c", "import rouba_env"], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count(f"NUMBA_CACHE_DIR={not_a_folder} is not a folder") == 1, run.stderr
