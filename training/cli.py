@@ -64,6 +64,8 @@ def config_path(value: str | Path) -> Path:
 def load_toml(path: Path) -> dict:
     """Fields from a TOML file (a path or a shipped config's name); unknown keys or wrong types are errors."""
     path = config_path(path)
+    if path.exists() and not path.is_file():  # a folder, a FIFO (which would block), a device
+        raise ValueError(f"config file {path} is not a regular file: a run's settings are a TOML file")
     try:
         with open(path, "rb") as stream:  # at most the limit, whatever the file (a device never ends)
             raw = stream.read(MAX_CONFIG_BYTES + 1)

@@ -650,6 +650,8 @@ def check_limit(name: str, value, low, high) -> None:
 
 def check_spec(field_name: str, spec: str) -> None:
     """ValueError naming the field unless ``spec`` makes a player (a checkpoint is looked for on disk)."""
+    if spec != spec.strip():
+        raise ValueError(f"{field_name}: {spec!r} has spaces around it; write the spec as {spec.strip()!r}")
     try:
         make_policy(spec, make_rules("standard"))
     except CheckpointTableMismatch:

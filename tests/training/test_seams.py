@@ -135,3 +135,24 @@ def test_a_short_run_evaluates_at_least_four_times(tmp_path):
     with (tmp_path / "eval.csv").open() as stream:
         evaluated = {row["update"] for row in csv.DictReader(stream)}
     assert updates >= 4 and len(evaluated) >= 4, (updates, evaluated)
+
+
+def test_a_config_that_is_not_a_regular_file_is_refused_without_blocking(tmp_path):
+    import os
+
+    from rouba_training.cli import load_toml
+
+    fifo = tmp_path / "settings.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="is not a regular file"):
+        load_toml(str(fifo))  # opening a FIFO would wait for a writer forever
+    with pytest.raises(ValueError, match="is not a regular file"):
+        load_toml(str(tmp_path))
+
+
+@pytest.mark.parametrize("field", ["best_response", "scripted_opponents", "eval_opponents"])
+def test_a_player_spec_with_spaces_around_it_is_refused(field):
+    value = " random" if field == "best_response" else (" random",)
+    with pytest.raises(ValueError, match=re.escape(f"{field}: ' random' has spaces around it; write the spec as "
+                                                   f"'random'")):
+        TrainConfig.of(**{field: value})
