@@ -9,7 +9,7 @@ any rouba_env), and the checkout's form. `tests/test_packaging.py` checks these 
 from __future__ import annotations
 
 EXTRA_PACKAGES = {
-    "train": ("torch>=2.2", "tensorboard>=2.14", "matplotlib>=3.7", "tqdm>=4.60"),
+    "train": ("torch>=2.2", "tensorboard>=2.14", "matplotlib>=3.7", "tqdm>=4.60", "gymnasium==1.2.2", "pillow>=10.1,<12"),
     "openspiel": ("open_spiel>=2.0",),
     "docs": ("mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26"),
     "ray": ("ray[rllib]>=2.60,<2.61", "gymnasium==1.2.2"),

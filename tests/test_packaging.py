@@ -142,3 +142,15 @@ def test_the_players_import_nothing_from_the_floors_above_them():
         assert not any(name.startswith(above) for name in imported(path)), path.name
     game = imported(package / "openspiel.py")
     assert not any(name.startswith(("rouba_env.players", *above)) for name in game), "the game sits below the players"
+
+
+def test_the_main_job_and_the_tests_install_one_environment():
+    """The README's two commands: the train extra holds the versions the test command's extras pin (ray's
+    gymnasium, moviepy's pillow bound), so running the tests in the main job's environment downgrades nothing."""
+    import tomllib
+
+    extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    gymnasium = [package for package in extras["ray"] if package.startswith("gymnasium")]
+    assert gymnasium and set(gymnasium) <= set(extras["train"])
+    assert any(package.startswith("pillow") and "<12" in package for package in extras["train"])
