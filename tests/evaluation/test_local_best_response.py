@@ -51,10 +51,10 @@ def a_game_to_an_lbr_decision(rules, target, seed: int):
         table.play([0], [rng.choice(np.flatnonzero(table.mask[0]))])
 
 
-def exact_posterior(rules, target, moves, observed) -> dict[tuple[int, ...], float]:
-    """The target's current hand, weighed over every deal of the deck by Bayes: the deal's chance times the
-    probability the target gave each of its moves, for the deals in which every move was legal and seat 0
-    sees what it saw."""
+def exact_posterior(rules, target, moves, observed, observer: int = 0) -> dict[tuple[int, ...], float]:
+    """The other seat's current hand, weighed over every deal of the deck by Bayes: the deal's chance times the
+    probability the target gave each of that seat's moves, for the deals in which every move was legal and
+    ``observer`` sees what it saw."""
     deck = DeckByRank(rules)
     orders = rank_orders({slot: int(copies) for slot, copies in enumerate(deck.copies) if copies})
     weights: dict[tuple[int, ...], float] = {}
@@ -66,12 +66,12 @@ def exact_posterior(rules, target, moves, observed) -> dict[tuple[int, ...], flo
             if int(game.current[0]) != seat or not game.mask[0, action]:
                 weight = 0.0
                 break
-            if seat == 1:
+            if seat != observer:
                 weight *= float(target.action_probabilities(game.obs[:1], game.mask[:1])[0, action])
             game.play_checked(np.array([0]), np.array([action]))
-        if weight == 0.0 or not np.array_equal(game.observe_slots([0], [0])[0], observed):
+        if weight == 0.0 or not np.array_equal(game.observe_slots([0], [observer])[0], observed):
             continue
-        hand = tuple(int(c) for c in game.arrays.hands[0, 1])
+        hand = tuple(int(c) for c in game.arrays.hands[0, 1 - observer])
         weights[hand] = weights.get(hand, 0.0) + weight  # every rank order is equally likely
     total = sum(weights.values())
     return {hand: weight / total for hand, weight in weights.items()}

@@ -9,12 +9,9 @@ import pytest
 import torch
 
 from rouba_env import preset
-from rouba_env.batched.game import VectorGame
-from rouba_env.beliefs import DeckByRank
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.posterior import WorldSearch
-from rouba_env.rules.cards import rank_orders
 from rouba_env.solve.exploitability import counterfactual_action_values, policy_strategy
 from rouba_env.solve.game_tree import GameTree
 from rouba_env.table import OPEN_SEAT, Table
@@ -23,6 +20,7 @@ from rouba_training.config import TrainConfig
 from rouba_training.network import make_network
 from rouba_training.searched_values import DecisionSearch, NetworkPlayer, distinct_rows
 from rouba_training.trainer import train
+from tests.evaluation.test_local_best_response import exact_posterior
 from tests.training.test_train import TINY, metric_rows
 
 PEAKED = 300.0
@@ -59,31 +57,6 @@ def self_play_with_a_search(rules, player: NetworkPlayer, search: DecisionSearch
     return histories
 
 
-def exact_posterior(rules, player, moves, observer: int, observed) -> dict[tuple[int, ...], float]:
-    """The other seat's current hand, weighed over every deal by Bayes: the deal's chance times the probability
-    the player gave each of that seat's moves, over the deals where every move was legal and ``observer`` sees
-    what it saw."""
-    deck = DeckByRank(rules)
-    weights: dict[tuple[int, ...], float] = {}
-    for order in rank_orders({slot: int(copies) for slot, copies in enumerate(deck.copies) if copies}):
-        game = VectorGame(rules, 1, auto_reset=False, reward="margin")
-        game.deal_decks([0], [deck.cards_for(np.array(order))])
-        weight = 1.0
-        for seat, action in moves:
-            if int(game.current[0]) != seat or not game.mask[0, action]:
-                weight = 0.0
-                break
-            if seat != observer:
-                weight *= float(player.action_probabilities(game.obs[:1], game.mask[:1])[0, action])
-            game.play_checked(np.array([0]), np.array([action]))
-        if weight == 0.0 or not np.array_equal(game.observe_slots([0], [observer])[0], observed):
-            continue
-        hand = tuple(int(c) for c in game.arrays.hands[0, 1 - observer])
-        weights[hand] = weights.get(hand, 0.0) + weight
-    total = sum(weights.values())
-    return {hand: weight / total for hand, weight in weights.items()}
-
-
 def test_the_trainers_posterior_is_exact_bayes_over_every_deal_of_mini():
     rules = preset("mini")
     player = a_peaked_player(rules, 0)
@@ -99,7 +72,7 @@ def test_the_trainers_posterior_is_exact_bayes_over_every_deal_of_mini():
                                                 decisions=pending.history, rng=np.random.default_rng(0))
             ours = {tuple(int(c) for c in hand): float(w) for hand, w in zip(hands, weights) if w > 0}
             observed = pending.position.observe_slots([pending.row], [pending.observer])[0]
-            exact = exact_posterior(rules, player, histories[pending.batch_row], pending.observer, observed)
+            exact = exact_posterior(rules, player, histories[pending.batch_row], observed, pending.observer)
             assert ours.keys() == exact.keys()
             for hand, weight in exact.items():
                 assert ours[hand] == pytest.approx(weight, rel=1e-6)  # the network's float32 probabilities
@@ -178,7 +151,7 @@ def test_a_searched_run_logs_its_values_errors_and_repeats_from_its_checkpoint(t
 @pytest.mark.slow
 def test_a_short_searched_run_on_mini_comes_within_0_001_of_an_equilibrium(tmp_path):
     config, _ = config_from_args(["--config", "searched_2p", "--rules", "mini", "--run-dir", str(tmp_path),
-                                  "--total-steps", "300000", "--eval-interval", "0", "--final-eval-games", "200",
+                                  "--total-steps", "240000", "--eval-interval", "0", "--final-eval-games", "200",
                                   "--no-progress"])
     final = train(config)
     nash_conv = {row["nash_conv"] for row in final["evaluation"]}
