@@ -6,9 +6,8 @@ The update adds to PPO's loss
     magnet_coef(t) * KL(policy || magnet) + mirror_coef(t) * KL(policy || collecting policy)
         [+ support_coef(t) * KL(uniform || policy)]
 
-where the magnet is the uniform policy over the legal actions (an entropy bonus in KL form), the
-exponential moving average of the network's weights, or a snapshot of the network refreshed every few
-updates. The KLs are exact sums over each recorded position's legal actions: the networks give whole
+where the magnet is the uniform policy over the legal actions (an entropy bonus in KL form) or the
+exponential moving average of the network's weights. The KLs are exact sums over each recorded position's legal actions: the networks give whole
 distributions, so nothing is sampled. The support term is the KL the other way round, from the uniform
 policy: a barrier that keeps every legal move's probability away from 0. Its gradient on a move's logit is
 the move's probability minus 1/n, where an entropy's (or the uniform magnet's) vanishes with the
