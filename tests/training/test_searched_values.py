@@ -180,3 +180,16 @@ def test_bad_search_settings_are_refused_before_any_work(settings, message):
 def test_a_search_setting_without_the_search_is_refused(name, value):
     with pytest.raises(ValueError, match=f"{name}={value} sets the search of policy_objective=searched_mirror"):
         TrainConfig.of(**{name: value})
+
+
+@pytest.mark.parametrize("flags, said", [(["--search-worlds", "0"], "search_worlds"),
+                                         (["--search-share", "1.5"], "search_share"),
+                                         (["--search-cut", "4", "--vf-coef", "0"], "search_cut=4")])
+def test_the_command_refuses_a_bad_search_in_one_line_and_creates_nothing(tmp_path, capsys, flags, said):
+    from rouba_training.cli import main as train_main
+
+    run = tmp_path / "run"
+    assert train_main(["--config", "searched_2p", "--rules", "mini", "--run-dir", str(run), *flags]) == 2
+    error = capsys.readouterr().err
+    assert said in error and error.count("\n") == 1, error
+    assert not run.exists()
