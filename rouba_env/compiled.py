@@ -148,7 +148,7 @@ def writable_cache() -> None:
         print(f"rouba_env: NUMBA_CACHE_DIR={configured} cannot be written and cannot be copied to {copy} "
               f"({error.strerror or error}): every process compiles what it runs", file=sys.stderr, flush=True)
         return
-    numba.core.config.CACHE_DIR = str(copy)
+    setattr(numba.core.config, "CACHE_DIR", str(copy))  # numba's settings module, read as each cache is made
     os.environ["NUMBA_CACHE_DIR"] = str(copy)  # numba reads it again when it reloads its settings
     print(READ_ONLY_NOTICE.format(folder=configured, copy=copy), file=sys.stderr, flush=True)
 
@@ -163,7 +163,7 @@ def guard_caches() -> None:
         for value in vars(module).values():
             if (isinstance(value, Dispatcher) and getattr(value.py_func, "__module__", None) == module.__name__
                     and type(getattr(value, "_cache", None)) is FunctionCache):
-                value._cache = HealingCache(value.py_func)
+                setattr(value, "_cache", HealingCache(value.py_func))  # where numba's dispatcher keeps its cache
 
 
 def register_warm_up(warm_up: Callable[[], None]) -> None:

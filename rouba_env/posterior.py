@@ -356,6 +356,7 @@ class WorldSearch:
         over = table.over[games]
         reward[over] = table.final_rewards(games[over])[np.arange(len(rows))[over], seat[over]]
         if not over.all():  # cut short: the critic's estimate, from the seat to act (zero-sum at two seats)
+            assert self.value is not None  # a cut has a value (checked when made)
             live = np.flatnonzero(~over)
             acting = table.current[live]
             estimate = self.value(children, live, acting)
