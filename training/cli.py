@@ -202,6 +202,10 @@ def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[Trai
     if saved is not None:
         values["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
     parsed = parse_command(request.argv, values)
+    held = (saved or {}).get("best_response")
+    if saved is not None and held and parsed["best_response"] != held:
+        raise ValueError(f"--resume: this run is an exploiter of best_response={held!r}; it cannot take another "
+                         f"target ({parsed['best_response']!r}): start a new run for that one")
     config = TrainConfig.of(**{key: value for key, value in parsed.items() if key in GROUP_OF})
     changes = []
     if saved is not None:

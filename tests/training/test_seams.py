@@ -156,3 +156,16 @@ def test_a_player_spec_with_spaces_around_it_is_refused(field):
     with pytest.raises(ValueError, match=re.escape(f"{field}: ' random' has spaces around it; write the spec as "
                                                    f"'random'")):
         TrainConfig.of(**{field: value})
+
+
+def test_a_resumed_exploiter_refuses_another_target_naming_the_target(tmp_path, capsys):
+    run = tmp_path / "exploiter"
+    flags = ["--run-dir", str(run), "--rules", "mini", "--total-steps", "100", "--final-eval-games", "0",
+             "--num-envs", "16", "--rollout-steps", "8", "--no-progress"]
+    assert train_main([*flags, "--best-response", "random"]) == 0
+    capsys.readouterr()
+    before = folder_bytes(run)
+    assert train_main([*flags, "--resume", "--best-response", "greedy", "--total-steps", "200"]) == 2
+    error = capsys.readouterr().err
+    assert "exploiter of best_response='random'" in error and "scripted_opponents" not in error, error
+    assert folder_bytes(run) == before
