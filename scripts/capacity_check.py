@@ -15,6 +15,10 @@ Measurements on one tree (``medium`` by default), each by exact NashConv:
   with ``--pg-sampled-decisions``, fitted at a trainer's batch of sampled decisions rather than every set).
 - ``--action-values RUN_DIR``: how well a mirror-fit run's action-value head (its ``checkpoint.pt``) knows
   the exact action values of the run's own policy.
+- ``--searched-values RUN_DIR``: a searched_mirror run's values against the exact ones: one batch collected
+  and searched by the run's network (from a copy of its ``checkpoint.pt``), each searched decision whose
+  observation names one information set compared with the tree's exact action values of that network; and
+  one update with the run's settings, by how far it moves the policy towards the exact closed-form step.
 - ``--policy``: a trained checkpoint's NashConv broken down by depth: its strategy with CFR+'s put in at
   one layer of information sets at a time (what each layer costs it); and by how often its own self-play
   meets a set: CFR+'s put in at every set met less often than a threshold (whether the sets a trainer
@@ -291,6 +295,84 @@ def action_value_check(tree: GameTree, run_dir: str, *, rules_name: str, max_pla
     return result
 
 
+def searched_value_check(tree: GameTree, run_dir: str, *, rules_name: str) -> dict:
+    """A searched_mirror run's searched values and its update against the exact values (see the module)."""
+    import copy
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from rouba_training.config import TrainConfig
+    from rouba_training.losses import mirror_fit_target
+    from rouba_training.ppo import whole_log_probs, ppo_update
+    from rouba_training.run_folder import read_resume_file
+    from rouba_training.searched_values import NetworkPlayer
+    from rouba_training.trainer import Trainer
+
+    with tempfile.TemporaryDirectory() as scratch:  # the run's own folder is never written
+        shutil.copy(Path(run_dir) / "checkpoint.pt", scratch)
+        saved = read_resume_file(Path(scratch))
+        settings = {key: tuple(value) if isinstance(value, list) else value for key, value in saved["config"].items()}
+        config = TrainConfig.of(**{**settings, "run_dir": scratch, "progress": False, "ray": ""})
+        if config.ppo.policy_objective != "searched_mirror" or config.run.rules != rules_name:
+            raise SystemExit(f"--searched-values {run_dir}: not a searched_mirror run on {rules_name!r}")
+        trainer = Trainer(config, resume=True, saved=saved)
+        network = trainer.learner.network.eval()
+        batch = trainer.collector.collect(network)
+        regularization = trainer.regularization()
+        trainer.writer.close()
+    strategy = policy_strategy(tree, NetworkPlayer(network, tree.rules, tree.rules.num_players,
+                                                   device=torch.device("cpu")))[0]
+    exact_values = counterfactual_action_values(tree, strategy)
+    weights = np.random.default_rng(0).standard_normal(tree.observations.shape[1])
+    by_key: dict[float, list[int]] = {}
+    for infoset, key in enumerate((np.asarray(tree.observations, np.float64) @ weights).tolist()):
+        by_key.setdefault(key, []).append(infoset)
+    searched = np.flatnonzero(batch.searched)
+    named = [by_key.get(key, []) for key in (batch.obs[searched].astype(np.float64) @ weights).tolist()]
+    rows = np.array([row for row, sets in zip(searched, named) if len(sets) == 1], dtype=np.int64)
+    sets = np.array([sets[0] for sets in named if len(sets) == 1], dtype=np.int64)
+    exact = np.zeros((len(rows), batch.mask.shape[1]))
+    for i, infoset in enumerate(sets.tolist()):
+        slots = tree.slot_start[infoset] + np.arange(tree.infoset_size[infoset])
+        exact[i, tree.slot_action[slots]] = exact_values[slots]
+    legal = torch.as_tensor(batch.mask[rows]).bool()
+
+    def advantages(values: torch.Tensor) -> torch.Tensor:
+        values = torch.where(legal, values, 0.0)
+        return torch.where(legal, values - values.sum(-1, keepdim=True) / legal.sum(-1, keepdim=True), 0.0)
+
+    exact_q = torch.as_tensor(exact)
+    searched_q = torch.as_tensor(np.nan_to_num(batch.searched_values[rows]), dtype=torch.float64)
+    error = (advantages(searched_q) - advantages(exact_q))[legal]
+    obs = torch.as_tensor(batch.obs[rows])
+    collecting = whole_log_probs(network, obs, legal)
+    magnet = (None if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal))
+    goal = mirror_fit_target(exact_q.float(), collecting, magnet, legal, step_size=1.0 / regularization.mirror_coef,
+                             temperature=regularization.magnet_coef)
+    goal_log = torch.where(legal, goal.clamp_min(1e-30).log(), 0.0)
+
+    def to_goal(log_probs: torch.Tensor) -> float:
+        return float((goal * (goal_log - torch.where(legal, log_probs, 0.0))).sum(-1).mean())
+
+    updated = copy.deepcopy(network)
+    optimizer = torch.optim.Adam(updated.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
+    optimizer.load_state_dict(saved["optimizer"])
+    ppo_update(updated, optimizer, batch, ppo=config.ppo, regularization=regularization,
+               generator=torch.Generator().manual_seed(0), device=torch.device("cpu"), update=saved["update"] + 1)
+    result = {"run": run_dir, "update": int(saved["update"]), "nash_conv": nash_conv(tree, strategy),
+              "searched_decisions": int(len(searched)), "compared": int(len(rows)),
+              "advantage_error_rms": float(error.pow(2).mean().sqrt()),
+              "exact_advantage_mean_size": float(advantages(exact_q)[legal].abs().mean()),
+              "kl_to_exact_step_before": to_goal(collecting),
+              "kl_to_exact_step_after": to_goal(whole_log_probs(updated.eval(), obs, legal))}
+    print(f"{run_dir} at update {result['update']}: NashConv {result['nash_conv']:.5f}; searched advantages err by "
+          f"{result['advantage_error_rms']:.4f} (rms) where the exact ones average {result['exact_advantage_mean_size']:.4f}; "
+          f"one update moves the policy's KL to the exact step from {result['kl_to_exact_step_before']:.6f} to "
+          f"{result['kl_to_exact_step_after']:.6f}", flush=True)
+    return result
+
+
 def breakdown(tree: GameTree, path: str, target: np.ndarray) -> dict:
     policy = load_policy(path, tree.rules, deterministic=False)
     strategy = policy_strategy(tree, policy)[0]
@@ -346,6 +428,9 @@ def main() -> None:
     parser.add_argument("--policy", help="a checkpoint folder to break down by depth")
     parser.add_argument("--action-values", metavar="RUN_DIR",
                         help="a mirror-fit run folder whose action-value head to check against the exact values")
+    parser.add_argument("--searched-values", metavar="RUN_DIR",
+                        help="a searched_mirror run folder whose searched values and update to check against the "
+                             "exact values")
     parser.add_argument("--architecture", default="rank", choices=("rank", "mlp"))
     parser.add_argument("--hidden-sizes", type=int, nargs="+", default=[128, 64])
     parser.add_argument("--epochs", type=int, default=200)
@@ -406,6 +491,8 @@ def main() -> None:
     if args.action_values:
         result["action_values"] = action_value_check(tree, args.action_values, rules_name=args.rules,
                                                      max_players=rules.num_players)
+    if args.searched_values:
+        result["searched_values"] = searched_value_check(tree, args.searched_values, rules_name=args.rules)
     if args.distill:
         result["distill"] = {"epochs": args.epochs, "batch": args.batch, "lr": args.lr,
                              "curve": distill(args, tree, target, rules=rules, max_players=rules.num_players)}

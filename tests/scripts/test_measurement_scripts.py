@@ -328,3 +328,22 @@ def test_capacity_check_scores_a_mirror_fit_runs_action_values_and_refuses_a_run
     refused = subprocess.run([*command, "--action-values", str(tmp_path / "clipped")],
                              capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert refused.returncode != 0 and "has no action-value head" in refused.stderr
+
+
+def test_capacity_check_compares_a_searched_runs_values_and_update_with_the_exact_ones(tmp_path):
+    """On mini, early in a run: the searched advantages err by about what the exact ones measure, and one update
+    of the run moves its policy towards the exact closed-form step; the run's folder is left as it was."""
+    from rouba_training.cli import main as train_main
+
+    run = tmp_path / "run"
+    assert train_main(["--config", "searched_2p", "--rules", "mini", "--total-steps", "8000", "--run-dir", str(run),
+                       "--final-eval-games", "0", "--eval-interval", "0", "--no-progress"]) == 0
+    before = {path.name: path.read_bytes() for path in run.rglob("*") if path.is_file()}
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "capacity_check.py"), "--rules", "mini",
+                             "--cfr", "1", "--searched-values", str(run), "--json", str(tmp_path / "out.json")],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    checked = json.loads((tmp_path / "out.json").read_text())["searched_values"]
+    assert checked["compared"] > 0 and 0 < checked["advantage_error_rms"] < 0.5
+    assert checked["kl_to_exact_step_after"] < checked["kl_to_exact_step_before"]
+    assert {path.name: path.read_bytes() for path in run.rglob("*") if path.is_file()} == before
