@@ -33,8 +33,8 @@ from rouba_env.files import FileWriteError, write_atomically
 from rouba_env.rules import core
 
 WARM_UP_NOTICE = ("rouba_env: compiling all of its compiled code (rules engine, encoders, players, exact solver) "
-                  "once for this installation: about 2 minutes on an idle machine, up to 5 on a busy one; later "
-                  "processes load it from numba's cache")
+                  "once for this installation: about 2 minutes, longer on a busy machine; later processes load it from "
+                  "numba's cache")
 READ_ONLY_NOTICE = ("rouba_env: NUMBA_CACHE_DIR={folder} cannot be written here: numba's cache is read from a copy "
                     "of it in {copy}")
 NOT_A_FOLDER_NOTICE = ("rouba_env: NUMBA_CACHE_DIR={folder} is not a folder: numba keeps its cache beside the "

@@ -7,11 +7,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_FILE_BYTES = 1024 * 1024
-BIG_FILES_ALLOWED: dict[str, str] = {}
-"""Tracked files allowed past MAX_FILE_BYTES outside checkpoints/, each with the reason it must be that big."""
 RUNS = "scripts/results/runs"
-TO_BE_RESUMED: dict[str, str] = {}
+TO_BE_RESUMED: dict[str, str] = {
+    "medium_searched_fit": "searched_2p seed 1 on medium, at update 136 of 195 (bash scripts/runs/searched_values.sh "
+                           "medium_searched_fit)",
+    "medium_searched_seed2": "searched_2p seed 2 on medium, at update 40 of 195",
+    "medium_searched_envs2048": "searched_2p with twice the decisions an update, at update 28 of 195",
+    "small_searched": "searched_2p on small, at update 7 of 62",
+}
 """Run folders whose ``checkpoint.pt`` stays in git because the run is to be carried on with --resume."""
+BIG_FILES_ALLOWED: dict[str, str] = {
+    f"{RUNS}/{folder}/checkpoint.pt": "a run to be carried on (TO_BE_RESUMED): its optimizer and opponent pool"
+    for folder in TO_BE_RESUMED}
+"""Tracked files allowed past MAX_FILE_BYTES outside checkpoints/, each with the reason it must be that big."""
 
 
 def tracked_files() -> list[str]:
