@@ -83,11 +83,6 @@ def drawn_hands(unseen: np.ndarray, size: int, draws: int,
     return hands, times.astype(np.float64)
 
 
-def as_cards(counts: np.ndarray) -> np.ndarray:
-    """Rank slots of a count vector, in rank order."""
-    return np.repeat(np.arange(NUM_RANK_SLOTS), counts)
-
-
 def as_card_rows(counts: np.ndarray) -> np.ndarray:
     """int64[N, L]: the rank slots of each row of ``counts`` (rows of equal sums ``L``), in rank order."""
     length = int(counts[0].sum()) if len(counts) else 0

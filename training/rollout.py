@@ -244,22 +244,8 @@ def merge(batches: list[Batch]) -> Batch:
         learner_rewards=[r for b in batches for r in b.learner_rewards],
         engine_steps=sum(b.engine_steps for b in batches),
         hidden=None if batches[0].hidden is None else join("hidden"),
-        searched_values=None if batches[0].searched_values is None else join("searched_values"),
-        searched=None if batches[0].searched is None else join("searched"),
-        search_statistics=merged_statistics([b.search_statistics for b in batches]),
-    )
+    )  # no searched values: a search plays one table size (searched_mirror is two seats alone)
 
-
-def merged_statistics(parts: list[dict[str, float]]) -> dict[str, float]:
-    """The search statistics of several tables' batches: counts and seconds added, errors averaged by the
-    decisions behind them."""
-    if not any(parts):
-        return {}
-    decisions = sum(part["searched_decisions"] for part in parts)
-    merged = {name: sum(part[name] for part in parts) for name in ("searched_decisions", "search_seconds")}
-    for name in ("searched_value_error", "searched_advantage_error"):
-        merged[name] = sum(part[name] * part["searched_decisions"] for part in parts) / max(decisions, 1.0)
-    return merged
 
 
 class Collector(Protocol):
