@@ -41,8 +41,9 @@ EXPLOITER_EVAL_GAMES = 10_000
 
 
 @dataclass(frozen=True)
-class ExploiterStart:
-    """Where the exploiter's network starts: a checkpoint's weights, or fresh (``checkpoint`` None)."""
+class NetworkStart:
+    """Where a learner's network starts (an exploiter's, or a run's `start_from`): a checkpoint's weights, or
+    fresh (``checkpoint`` None)."""
 
     checkpoint: str | None
     """The checkpoint's path or shipped name."""
@@ -62,14 +63,14 @@ def checkpoint_argument(spec: str) -> str | None:
     return argument if name == "checkpoint" else None
 
 
-def exploiter_start(target: str, start: str, tables: list[RulesConfig]) -> ExploiterStart:
+def exploiter_start(target: str, start: str, tables: list[RulesConfig]) -> NetworkStart:
     """Resolve `TrainConfig.best_response_start` for ``target`` on the run's ``tables``.
 
     ``auto``: a copy of the target if it is a network, else the strongest shipped network that plays every
     table (`SHIPPED_BY_STRENGTH`), else fresh; ``fresh``; or a checkpoint spec, which must play every table.
     """
     if start == "fresh":
-        return ExploiterStart(None, "a fresh network (asked for)")
+        return NetworkStart(None, "a fresh network (asked for)")
     if start == "auto":
         copied = checkpoint_argument(target)
         why = f"the target {target} is scripted: there is no copy to start from"
@@ -83,19 +84,36 @@ def exploiter_start(target: str, start: str, tables: list[RulesConfig]) -> Explo
                 return _from_checkpoint(name, tables, f"the shipped network {name} ({why})")
             except CheckpointTableMismatch:  # another table or observation layout
                 continue
-        return ExploiterStart(None, f"a fresh network ({why}, and no shipped network plays these rules)")
-    argument = checkpoint_argument(start)
-    if argument is None:
+        return NetworkStart(None, f"a fresh network ({why}, and no shipped network plays these rules)")
+    if checkpoint_argument(start) is None:
         raise ValueError(f"best_response_start must be auto, fresh or a checkpoint spec (checkpoint:PATH or "
                          f"checkpoint:NAME), got {start!r}")
-    return _from_checkpoint(argument, tables, f"the network {start}")
+    return checkpoint_start(start, tables)
+
+
+def checkpoint_start(spec: str, tables: list[RulesConfig]) -> NetworkStart:
+    """The start from the checkpoint spec ``spec`` (``checkpoint:PATH`` or ``checkpoint:NAME``), which must play
+    every table of the run with the trainer's observations (else `CheckpointTableMismatch`)."""
+    argument = checkpoint_argument(spec)
+    if argument is None:
+        raise ValueError(f"a network starts fresh or from a checkpoint spec (checkpoint:PATH or checkpoint:NAME), "
+                         f"got {spec!r}")
+    return _from_checkpoint(argument, tables, f"the network {spec}")
+
+
+def start_shape(start: NetworkStart) -> dict:
+    """The settings a network start fixes: its network's shape and critic."""
+    assert start.metadata is not None  # a checkpoint's start
+    return {"architecture": start.metadata["architecture"], "hidden_sizes": tuple(start.metadata["hidden_sizes"]),
+            "max_players": int(start.metadata["max_players"]),
+            "critic": "privileged" if start.has_privileged_critic else "shared"}
 
 
 class OlderObservations(CheckpointTableMismatch):
     """A checkpoint reads an older observation layout than the trainer's networks: it plays, but cannot train."""
 
 
-def _from_checkpoint(argument: str, tables: list[RulesConfig], description: str) -> ExploiterStart:
+def _from_checkpoint(argument: str, tables: list[RulesConfig], description: str) -> NetworkStart:
     """The start from a checkpoint that plays every table with today's observations (else
     `CheckpointTableMismatch`)."""
     for rules in tables:
@@ -105,7 +123,7 @@ def _from_checkpoint(argument: str, tables: list[RulesConfig], description: str)
         raise OlderObservations(f"{argument}'s network reads observations of version {metadata['observation_version']}"
                                 f", the trainer's of version {OBSERVATION_VERSION}: it cannot be trained on")
     parts = "its actor and privileged critic" if "privileged_value" in metadata else "its actor and value head"
-    return ExploiterStart(argument, f"{description} ({parts})", metadata)
+    return NetworkStart(argument, f"{description} ({parts})", metadata)
 
 
 def exploitability_bound(row: dict, rules: RulesConfig) -> dict:

@@ -24,7 +24,8 @@ from rouba_env.posterior import MAX_WORLDS, SEARCH_PLAYERS
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import REWARD_MODES, TRAINING_REWARD
 from rouba_training.best_response import (
-    EXPLOITER_ENTROPY, EXPLOITER_EVAL_GAMES, FRESH_LEARNING_RATE, WARM_LEARNING_RATE, exploiter_start,
+    EXPLOITER_ENTROPY, EXPLOITER_EVAL_GAMES, FRESH_LEARNING_RATE, WARM_LEARNING_RATE, NetworkStart, checkpoint_start,
+    exploiter_start, start_shape,
 )
 
 Schedule = Literal["constant", "linear", "power"]
@@ -392,6 +393,12 @@ class NetworkSettings:
         "Value estimate for PPO: shared (the actor's own value head, from the observation) or privileged "
         "(a critic that also sees every hand and the deck during training; the saved policy is the actor "
         "alone).")
+    start_from: str = setting(
+        "fresh",
+        "Where the network starts: fresh, or a checkpoint spec (checkpoint:NAME or checkpoint:PATH, e.g. "
+        "checkpoint:2p) whose actor and any privileged critic it copies, to train on from a good policy; a "
+        "network start fixes architecture, hidden_sizes, max_players and critic to the checkpoint's. An "
+        "approximate best response says where it starts with best_response_start.")
 
 
     def __post_init__(self) -> None:
@@ -485,6 +492,8 @@ class TrainConfig:
             self._set_up_best_response()
         else:
             self._take_deck_defaults()
+        if self.network.start_from != DEFAULTS["start_from"]:
+            self._set_up_start()
         if self.ppo.policy_objective in ("mirror_fit", "searched_mirror"):
             self._check_mirror_fit()
         if self.ppo.policy_objective == "searched_mirror":
@@ -557,16 +566,13 @@ class TrainConfig:
                 raise ValueError(f"best_response={spec!r} cannot play rules {self.run.rules!r} at "
                                  f"{rules.num_players} players: {error}") from None
         try:
-            start = exploiter_start(spec, self.opponents.best_response_start, tables)
+            start = self.network_start()
         except (CheckpointTableMismatch, OSError) as error:
             raise ValueError(f"best_response_start={self.opponents.best_response_start!r}: {error}") from None
+        assert start is not None  # an exploiter's start
         if start.metadata is not None:  # the network's shape is the checkpoint's
-            copied = {"architecture": start.metadata["architecture"],
-                      "hidden_sizes": tuple(start.metadata["hidden_sizes"]),
-                      "max_players": int(start.metadata["max_players"]),
-                      "critic": "privileged" if start.has_privileged_critic else "shared"}
-            self._require_settings(copied, f"the exploiter starts from {start.checkpoint}, whose network has "
-                                           f"these settings")
+            self._require_settings(start_shape(start), f"the exploiter starts from {start.checkpoint}, whose "
+                                                       f"network has these settings")
         learning_rate = WARM_LEARNING_RATE if start.checkpoint else FRESH_LEARNING_RATE
         exploiter = {"learning_rate": learning_rate, "ent_coef": EXPLOITER_ENTROPY,
                      "final_eval_games": EXPLOITER_EVAL_GAMES, **EXPLOITER_UNREGULARIZED}
@@ -575,6 +581,30 @@ class TrainConfig:
                 self._set(name, value)
         if self.run.run_dir == DEFAULTS["run_dir"]:
             self.run.run_dir = BEST_RESPONSE_RUN_DIR
+
+    def _set_up_start(self) -> None:
+        """start_from: a checkpoint that plays every table of the run; the network's shape is its."""
+        spec = self.network.start_from
+        if self.opponents.best_response:
+            raise ValueError(f"start_from={spec!r}: an approximate best response starts where best_response_start "
+                             f"says; leave start_from out")
+        try:
+            start = self.network_start()
+        except (CheckpointTableMismatch, OSError, ValueError) as error:
+            raise ValueError(f"start_from={spec!r}: {error}") from None
+        assert start is not None
+        self._require_settings(start_shape(start), f"the network starts from {spec}, whose network has these "
+                                                   f"settings")
+
+    def network_start(self) -> NetworkStart | None:
+        """Where the learner's network starts: an exploiter's start (`best_response_start`), `start_from`'s
+        checkpoint, or None (fresh)."""
+        tables = [make_rules(self.run.rules, num_players=n) for n in self.run.num_players]
+        if self.opponents.best_response:
+            return exploiter_start(self.opponents.best_response, self.opponents.best_response_start, tables)
+        if self.network.start_from != DEFAULTS["start_from"]:
+            return checkpoint_start(self.network.start_from, tables)
+        return None
 
     def _take_deck_defaults(self) -> None:
         """The deck's own defaults (`DECK_DEFAULTS`) for the settings left at the trainer's."""

@@ -16,7 +16,6 @@ from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import RulesConfig
 from rouba_training.config import RegularizerSettings, TrainConfig
-from rouba_training.best_response import exploiter_start
 from rouba_training.network import load_checkpoint_weights, make_network, soften_policy
 from rouba_training.opponents import OpponentPool
 from rouba_training.regularizers import WeightAverage
@@ -74,10 +73,10 @@ def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: i
                            max_players=max_players,
                            critic=shape.critic, hidden_size=encoder.hidden_size, hand_head=config.ppo.hand_coef > 0,
                            action_values=config.ppo.policy_objective == "mirror_fit")
-    if config.opponents.best_response:  # the exploiter starts as a copy of its target where it can
-        start = exploiter_start(config.opponents.best_response, config.opponents.best_response_start, tables)
-        if start.checkpoint is not None:
-            load_checkpoint_weights(network, start.checkpoint)
+    start = config.network_start()  # an exploiter starts as a copy of its target where it can
+    if start is not None and start.checkpoint is not None:
+        load_checkpoint_weights(network, start.checkpoint)
+        if config.opponents.best_response:
             soften_policy(network, config.opponents.best_response_temperature)
     network = network.to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.ppo.learning_rate, eps=ADAM_EPSILON)

@@ -24,7 +24,7 @@ from rouba_env.solve.game_tree import solvable_tree
 from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
-from rouba_training.best_response import describe_bound, exact_target, exploitability_bound, exploiter_start
+from rouba_training.best_response import describe_bound, exact_target, exploitability_bound
 from rouba_training.config import TrainConfig
 from rouba_training.learner import RunProgress, build_learner
 from rouba_training.network import save_policy
@@ -164,8 +164,7 @@ class Trainer:
         self.generator = torch.Generator(device=device)
         self.generator.manual_seed(first.torch_seed)
         self.learner = build_learner(config, tables, max_players, device=device, scripted=scripted)
-        self.exploiter_start = (exploiter_start(config.opponents.best_response, config.opponents.best_response_start, tables)
-                                if config.opponents.best_response else None)
+        self.network_start = config.network_start()
         self.run_progress = RunProgress()
         if resume:
             self.load_state_dict(saved)
@@ -348,7 +347,9 @@ class Trainer:
             self.save_policy()
         if config.opponents.best_response:
             bar.write(f"approximate best response to {config.opponents.best_response}: the exploiter starts as "
-                      f"{self.exploiter_start.description}")
+                      f"{self.network_start.description}")
+        elif self.network_start is not None and not self.resume:
+            bar.write(f"the network starts as {self.network_start.description}")
         if not self.resume:
             if config.opponents.best_response and config.evaluation.final_eval_games:
                 run.start_eval = self.evaluate(config.evaluation.final_eval_games, "start")
@@ -403,7 +404,7 @@ class Trainer:
             final["seconds_final_evaluation"] = round(time.perf_counter() - started, 1)
             self.save_checkpoint()
         if config.opponents.best_response:
-            final["best_response"] = {"target": config.opponents.best_response, "start": self.exploiter_start.description,
+            final["best_response"] = {"target": config.opponents.best_response, "start": self.network_start.description,
                                       "start_evaluation": run.start_eval}
         write_atomically(self.run_dir / FINAL_EVAL_FILE, json.dumps(final, indent=2) + "\n")
         plot_learning_curve(self.run_dir)

@@ -4,8 +4,10 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from rouba_env import preset
+from rouba_env.batched.game import VectorGame
 from rouba_env.evaluation.duplicate import evaluate
 from rouba_env.players.registry import make_policy
 from rouba_env.solve.exploitability import best_response, policy_strategy
@@ -13,6 +15,8 @@ from rouba_env.solve.game_tree import GameTree
 from rouba_training.best_response import exploiter_start
 from rouba_training.cli import main as train_main
 from rouba_training.config import TrainConfig
+from rouba_training.learner import build_learner
+from rouba_training.network import playing_network
 from rouba_training.periodic_evaluation import EVAL_SEED
 from rouba_training.trainer import train
 
@@ -114,3 +118,44 @@ def test_a_network_of_older_observations_is_exploited_from_the_strongest_shipped
     assert start.checkpoint == "2p" and "reads observations of version 1" in start.description
     with pytest.raises(ValueError, match="cannot be trained on"):
         exploiter_start("greedy", "checkpoint:2p-0.3", [preset("standard", num_players=2)])
+
+
+def test_a_run_starts_from_a_checkpoint_with_its_weights_and_shape(tmp_path, mini_target):
+    """start_from copies the checkpoint's actor (the first update's collecting policy plays exactly as it does)
+    and takes its network's shape."""
+    config = TrainConfig.of(run_dir=str(tmp_path), rules="mini", start_from=mini_target, total_steps=200,
+                            final_eval_games=0, scripted_opponents=("greedy",), eval_opponents=("random",),
+                            **TINY_EXPLOITER)
+    assert config.network.hidden_sizes == (16, 8)  # the checkpoint's, not the trainer's default
+    rules = preset("mini")
+    learner = build_learner(config, [rules], 2, device=torch.device("cpu"))
+    target = make_policy(mini_target, rules)  # greedy: the first legal move of the highest logit
+    game = VectorGame(rules, 64, seed=3)
+    game.reset()
+    rng = np.random.default_rng(0)
+    with torch.no_grad():
+        logits = playing_network(learner.network)(torch.as_tensor(game.obs))[0].numpy()
+    legal = game.mask.astype(bool)
+    copied = np.where(legal, logits, -np.inf).argmax(axis=1)
+    np.testing.assert_array_equal(copied, target.act_batch(game.obs, game.mask, rng))
+    final = train(config)
+    assert final["learner_steps"] >= 200
+
+
+BAD_STARTS = [
+    (["--start-from", "checkpoint:2p", "--rules", "mini"], "start_from='checkpoint:2p': checkpoint '2p' was trained "
+                                                           "with other rules"),
+    (["--start-from", "auto"], "a network starts fresh or from a checkpoint spec"),
+    (["--start-from", "checkpoint:2p", "--hidden-sizes", "64", "32"], "hidden_sizes must be left at its default"),
+    (["--start-from", "checkpoint:2p", "--best-response", "heuristic"], "leave start_from out"),
+    (["--start-from", "checkpoint:/no/such/folder"], "no checkpoint at '/no/such/folder'"),
+]
+
+
+@pytest.mark.parametrize("flags,message", BAD_STARTS)
+def test_bad_network_starts_get_one_line_before_any_work(tmp_path, capsys, flags, message):
+    run_dir = tmp_path / "run"
+    assert train_main(["--run-dir", str(run_dir), "--no-progress", *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and message in err[0], err
+    assert not run_dir.exists()
