@@ -76,7 +76,7 @@ def drawn_hands(unseen: np.ndarray, size: int, draws: int,
                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(hands, weights): ``draws`` hands dealt from the unseen cards, the same hand counted once with its count."""
     cards = np.repeat(np.arange(NUM_RANK_SLOTS), unseen)
-    dealt = np.stack([rng.permutation(cards)[:size] for _ in range(draws)])
+    dealt = rng.permuted(np.broadcast_to(cards, (draws, len(cards))), axis=1)[:, :size]
     counts = np.zeros((draws, NUM_RANK_SLOTS), dtype=np.int64)
     np.add.at(counts, (np.repeat(np.arange(draws), size), dealt.ravel()), 1)
     hands, times = np.unique(counts, axis=0, return_counts=True)
@@ -258,11 +258,14 @@ class WorldSearch:
     ``target`` plays the other seat, in the past (its probabilities weigh the hands) and in the playouts;
     ``rollout`` plays the observer's seat in the playouts (the same policy: self-play). ``reward`` is the
     playouts' reward mode; ``cut`` (with ``value``) ends a playout after that many moves with ``value``'s
-    estimate of the observer's reward instead of playing on.
+    estimate of the observer's reward instead of playing on. The other seat's possible hands are each weighed
+    where there are at most ``exact_hands`` of them, else ``drawn_hands`` are drawn from the deal and weighed
+    (each weight costs a read of the target at every decision it made with that hand).
     """
 
     def __init__(self, target: Policy, rollout: Policy, rules: RulesConfig, worlds: int, *,
-                 reward: str = "margin", cut: int = 0, value: StateValue | None = None):
+                 reward: str = "margin", cut: int = 0, value: StateValue | None = None,
+                 exact_hands: int = EXACT_HANDS, drawn_hands: int = DRAWN_HANDS):
         if rules.num_players != SEARCH_PLAYERS:
             raise ValueError(f"the posterior answers one other seat: rules for {SEARCH_PLAYERS} players, got "
                              f"{rules.num_players}")
@@ -270,6 +273,7 @@ class WorldSearch:
             raise ValueError(f"a playout cut after {cut} moves needs a value of the positions it stops at")
         self.target, self.rollout, self.rules, self.worlds = target, rollout, rules, worlds
         self.reward, self.cut, self.value = reward, cut, value
+        self.exact_hands, self.drawn_hands = exact_hands, drawn_hands
         self.encoding = ActionEncoding(rules)
         self.weighs = getattr(target, PROBABILITIES_METHOD, None) is not None
         self.copies = DeckByRank(rules).copies.astype(np.int64)
@@ -280,16 +284,16 @@ class WorldSearch:
     def question(self, game: VectorGame, slot: int, observer: int, *, unseen: np.ndarray,
                  decisions: list[TargetDecision], rng: np.random.Generator) -> HandQuestion:
         """What the posterior over the other seat's current hand in ``slot``, seen from ``observer``, is asked
-        from: every hand it may hold (or `DRAWN_HANDS` drawn from the deal, past `EXACT_HANDS`)."""
+        from: every hand it may hold (or ``drawn_hands`` drawn from the deal, past ``exact_hands``)."""
         size = int(game.arrays.hand_count[slot, 1 - observer])
         if size not in self._all_hands:
             self._all_hands[size] = possible_hands(self.copies, size)[0]
         every = self._all_hands[size]
         hands = every[(every <= unseen).all(axis=1)]
-        if len(hands) <= EXACT_HANDS:
+        if len(hands) <= self.exact_hands:
             frequency = np.prod(binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
         else:
-            hands, frequency = drawn_hands(unseen, size, DRAWN_HANDS, rng)
+            hands, frequency = drawn_hands(unseen, size, self.drawn_hands, rng)
         return HandQuestion(hands, frequency, unseen, observer, decisions)
 
     def hands(self, game: VectorGame, slot: int, observer: int, *, decisions: list[TargetDecision],

@@ -15,6 +15,7 @@ in a game that spans two) are weighed by the network that collected this one.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -26,10 +27,16 @@ from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.posterior import DecisionRecorder, TargetDecision, WorldSearch
 from rouba_env.rules.config import RulesConfig
 from rouba_training.network import TrainerNetwork, playing_network
-from rouba_training.ppo import FROZEN_CHUNK, MaskedCategorical
 
 HASH_SEED = 0x5EA4C4
 """Seeds the fixed projection that groups equal observations (`distinct_rows`): any projection is exact."""
+SEARCH_HANDS = 256
+"""The other seat's possible hands weighed at a searched decision: every one where there are at most this many,
+else this many drawn from the deal (the posterior's cost is a read of the network per hand at each decision the
+other seat made with it; a full game's first hand has some 1,800)."""
+NETWORK_CHUNK = 1024
+"""Rows per forward pass of the searching network: a rank network's tokens for this many rows stay in the
+processor's cache (reading 8,192 rows at once took twice as long a row)."""
 CHUNK_DECISIONS = 512
 """Decisions searched together: their worlds x legal moves are played out as one batch (memory bound)."""
 
@@ -70,9 +77,9 @@ class NetworkPlayer:
         first, inverse = distinct_rows(np.concatenate([obs, np.asarray(mask, dtype=np.float32)], axis=1))
         distinct = torch.as_tensor(obs[first], device=self.device)
         legal = torch.as_tensor(np.asarray(mask)[first], device=self.device)
-        parts = [MaskedCategorical(self.actor(distinct[start:start + FROZEN_CHUNK])[0],
-                                   legal[start:start + FROZEN_CHUNK]).probs.double().cpu().numpy()
-                 for start in range(0, len(first), FROZEN_CHUNK)]
+        parts = [legal_softmax(self.actor(distinct[start:start + NETWORK_CHUNK])[0],
+                               legal[start:start + NETWORK_CHUNK]).double().cpu().numpy()
+                 for start in range(0, len(first), NETWORK_CHUNK)]
         return (np.concatenate(parts) if parts else np.zeros((0, np.shape(mask)[1]))), inverse
 
     @torch.no_grad()
@@ -82,7 +89,16 @@ class NetworkPlayer:
         obs = torch.as_tensor(game.observe_slots(slots, seats), device=self.device)
         hidden = (torch.as_tensor(game.hidden(slots, seats), device=self.device)
                   if self.network.reads_hidden else None)
-        return self.network(obs, hidden)[1].double().cpu().numpy()
+        parts = [self.network(obs[start:start + NETWORK_CHUNK],
+                              None if hidden is None else hidden[start:start + NETWORK_CHUNK])[1]
+                 for start in range(0, len(obs), NETWORK_CHUNK)]
+        return torch.cat(parts).double().cpu().numpy() if parts else np.zeros(0)
+
+
+def legal_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """[B, A]: the softmax of each row's logits over its legal actions (0 elsewhere), as `MaskedCategorical`'s
+    ``probs`` in one pass."""
+    return torch.softmax(logits.masked_fill(~legal.bool(), -math.inf), dim=1)
 
 
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -171,7 +187,8 @@ class DecisionSearch:
         started = time.perf_counter()
         player = NetworkPlayer(network, self.rules, self.max_players, device=device)
         search = WorldSearch(player, player, self.rules, self.worlds, reward=self.reward, cut=self.cut,
-                             value=player.state_values if self.cut else None)
+                             value=player.state_values if self.cut else None, exact_hands=SEARCH_HANDS,
+                             drawn_hands=SEARCH_HANDS)
         values = np.full((batch_size, num_actions), np.nan, dtype=np.float32)
         searched = np.zeros(batch_size, dtype=bool)
         value_errors, advantage_errors = [], []
