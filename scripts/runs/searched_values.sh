@@ -32,6 +32,10 @@ declare -A ROWS=(
   [medium_searched_envs2048]="--rules medium --config searched_2p --total-steps 12000000 --num-envs 2048"
   # ... with a stronger pull to the moving magnet (temperature 0.2): less of each value's error stays in the policy
   [medium_searched_fit_magnet02]="--rules medium --config searched_2p --total-steps 6000000 --vf-coef 0 --update-epochs 8 --minibatch-size 1024 --magnet-coef 0.2"
+  # the full game, from the shipped 2p (its actor and privileged critic): the critic trained beside the fit (it
+  # sees the hidden cards and touches none of the actor's layers) ends each playout after 8 moves; half the
+  # decisions searched
+  [full_searched]="--rules standard --config searched_2p --start-from checkpoint:2p --vf-coef 0.5 --search-cut 8 --search-share 0.5 --total-steps 6000000 --eval-interval 5"
 )
 for seed in 1 2 3; do
   suffix=$([ $seed = 1 ] || echo _seed$seed)
