@@ -26,7 +26,7 @@ from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import PRESET_FIELDS, RulesConfig, make_rules, preset
 from rouba_env.rules.engine import GameState, Move, apply_move, legal_moves, new_game, start_game
 from rouba_env.rules.scoring import scores, winners
-from rouba_env.warm_up import warm_up as _warm_up
+from rouba_env.warm_up import WARM_UP_STAGES as _WARM_UP_STAGES
 
 try:
     __version__ = _package_version("rouba_env")
@@ -34,7 +34,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 _register_gymnasium()  # makes gymnasium.make(ENV_ID) work once rouba_env is imported
-rouba_env.compiled.register_warm_up(_warm_up)  # what the first table of an installation compiles
+rouba_env.compiled.register_warm_up(_WARM_UP_STAGES)  # what the first table (or player, tree) compiles
 rouba_env.compiled.guard_caches()  # an entry of numba's cache that cannot be read is compiled again
 
 __all__ = [

@@ -2,15 +2,18 @@
 
 numba compiles a function at its first call and keeps the machine code on disk (``cache=True``). Left to
 itself, a fresh installation would compile the engine in one process, the network players in the next
-and the solver in a third, each time in the middle of someone's work. So the first table or game tree of
-an installation calls `ensure_compiled`, which runs the registered warm-up (`rouba_env.warm_up`: every
-compiled path once, on tiny games) and leaves a marker beside numba's cache; later processes find the
-marker and load each kernel from the cache at its first call. The marker names the files of compiled
-code (their sizes and times), numba's and Python's versions: an edited or upgraded installation is warmed again.
+and the solver in a third, each time in the middle of someone's work. So the registered warm-up
+(`rouba_env.warm_up`: every compiled path once, on tiny games) runs in two stages, each once per
+installation, each leaving a marker beside numba's cache: `TABLES` (the batched rules engine, the encoders
+and the environments: what a table plays with) when the first table is made, so that a first environment
+step waits for that stage only, and `EVERYTHING` (the rest: the card-level engine, the players that search
+or read a network, the exact solver) when the first of those is made. Later processes find the markers
+and load each kernel from the cache at its first call. A marker names the files of compiled code (their
+sizes and times), numba's and Python's versions: an edited or upgraded installation is warmed again.
 
 While numba compiles one of our functions, a line goes to standard error (numba tells its listeners when
-it compiles, never when it loads from its cache): `WARM_UP_NOTICE` during the warm-up, `COMPILE_NOTICE`
-at any other compile of ours in a process.
+it compiles, never when it loads from its cache): the stage's `WARM_UP_NOTICES` line during a warm-up,
+`COMPILE_NOTICE` at any other compile of ours in a process.
 """
 
 from __future__ import annotations
@@ -32,14 +35,24 @@ from numba.core.dispatcher import Dispatcher
 from rouba_env.files import FileWriteError, write_atomically
 from rouba_env.rules import core
 
-WARM_UP_NOTICE = ("rouba_env: compiling all of its compiled code (rules engine, encoders, players, exact solver) "
-                  "once for this installation: about 2 minutes, longer on a busy machine; later processes load it from "
-                  "numba's cache")
+TABLES = "tables"
+"""The warm-up's first stage: what a table (a `VectorGame`, an environment) plays with."""
+EVERYTHING = "everything"
+"""The warm-up's last stage: the rest of the package's compiled code (and the first stage, where it is cold)."""
+TABLE_STAGE_PLAYERS = ("random", "greedy", "heuristic")
+"""The scripted players that `TABLES` compiles (an environment's opponents): making one needs no more."""
+WARM_UP_NOTICES = {
+    TABLES: ("rouba_env: compiling the rules engine, encoders and environments once for this installation: about "
+             "1.5 minutes, longer on a busy machine; later processes load them from numba's cache"),
+    EVERYTHING: ("rouba_env: compiling the rest of its compiled code (card-level engine, network and search players, "
+                 "exact solver) once for this installation: about 40 seconds, longer on a busy machine; later "
+                 "processes load it from numba's cache"),
+}
 READ_ONLY_NOTICE = ("rouba_env: NUMBA_CACHE_DIR={folder} cannot be written here: numba's cache is read from a copy "
                     "of it in {copy}")
 NOT_A_FOLDER_NOTICE = ("rouba_env: NUMBA_CACHE_DIR={folder} is not a folder: numba keeps its cache beside the "
                        "package's sources instead (or compiles in every process where it cannot)")
-COMPILE_NOTICE = ("rouba_env: compiling code that numba's cache does not hold yet (a few seconds); later "
+COMPILE_NOTICE = ("rouba_env: compiling code that numba's cache does not hold yet (up to a minute); later "
                   "processes load it from the cache")
 HEALED_NOTICE = ("rouba_env: numba's cache of {function} in {folder} could not be read ({error}): compiling it "
                  "again and replacing it")
@@ -56,28 +69,31 @@ COMPILED_MODULES = (
 WARM_UP_MODULE = "warm_up.py"
 """The warm-up's own file: a path added to it warms an installation again."""
 MARKER_PREFIX = "rouba_env-compiled-"
-"""Name of the marker file beside numba's cache of the rules core, followed by the installation's fingerprint."""
+"""Name of a marker file beside numba's cache of the rules core, followed by its stage and the installation's
+fingerprint."""
 
 
 class CompileNotice(numba.core.event.Listener):
     """Writes one line to standard error when numba first compiles a function of this package in a process:
-    `WARM_UP_NOTICE` while `warming`, `COMPILE_NOTICE` otherwise."""
+    the stage's `WARM_UP_NOTICES` line while a stage is `warming`, `COMPILE_NOTICE` otherwise (each once)."""
 
     def __init__(self) -> None:
-        self.told = False
-        self.warming = False
-        """`ensure_compiled` is running the warm-up in this process."""
-        self.warm_up: Callable[[], None] | None = None
-        """The registered warm-up (`register_warm_up`)."""
+        self.told: set[str] = set()
+        """The lines already written in this process (a stage's name, or `COMPILE_NOTICE`)."""
+        self.warming = ""
+        """The stage `ensure_compiled` is running in this process ("" when none)."""
+        self.stages: dict[str, Callable[[], None]] = {}
+        """The registered warm-up's stages, in the order they run (`register_warm_up`)."""
 
     def on_start(self, event: numba.core.event.Event) -> None:
-        if self.told:
+        line = self.warming or COMPILE_NOTICE
+        if line in self.told:
             return
         dispatcher = (event.data or {}).get("dispatcher")
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
         if module.startswith(PACKAGE_PREFIX):
-            self.told = True
-            print(WARM_UP_NOTICE if self.warming else COMPILE_NOTICE, file=sys.stderr, flush=True)
+            self.told.add(line)
+            print(WARM_UP_NOTICES[self.warming] if self.warming else COMPILE_NOTICE, file=sys.stderr, flush=True)
 
     def on_end(self, event: numba.core.event.Event) -> None:
         pass
@@ -166,10 +182,13 @@ def guard_caches() -> None:
                 setattr(value, "_cache", HealingCache(value.py_func))  # where numba's dispatcher keeps its cache
 
 
-def register_warm_up(warm_up: Callable[[], None]) -> None:
-    """The function `ensure_compiled` runs on a cold installation (`rouba_env.warm_up.warm_up`, registered
-    by the package's ``__init__``, which sits above every layer that warm-up touches)."""
-    NOTICE.warm_up = warm_up
+def register_warm_up(stages: dict[str, Callable[[], None]]) -> None:
+    """The stages `ensure_compiled` runs on a cold installation, `TABLES` then `EVERYTHING`
+    (`rouba_env.warm_up.WARM_UP_STAGES`, registered by the package's ``__init__``, which sits above every layer
+    that warm-up touches)."""
+    if list(stages) != [TABLES, EVERYTHING]:
+        raise ValueError(f"the warm-up's stages are {[TABLES, EVERYTHING]}, in that order; got {list(stages)}")
+    NOTICE.stages = dict(stages)
 
 
 def fingerprint() -> str:
@@ -187,31 +206,40 @@ def cache_folder() -> Path:
     return Path(getattr(core.play_move, "_cache")._cache_path)  # numba's own record of where it caches
 
 
-def marker_path() -> Path:
-    """The marker `ensure_compiled` leaves once the installation's code is compiled."""
-    return cache_folder() / f"{MARKER_PREFIX}{fingerprint()}"
+def marker_path(stage: str = EVERYTHING) -> Path:
+    """The marker `ensure_compiled` leaves once ``stage`` of the installation's code is compiled."""
+    return cache_folder() / f"{MARKER_PREFIX}{stage}-{fingerprint()}"
 
 
-def ensure_compiled() -> None:
-    """Compile (or load) every kernel of the package now if this installation has not done it yet.
+def ensure_compiled(stage: str = EVERYTHING) -> None:
+    """Compile (or load) the package's kernels up to ``stage`` now (`TABLES`, or `EVERYTHING`: both stages),
+    each stage that this installation has not warmed yet.
 
-    Called where a table or a game tree is made, so that a command or an environment never stops in the
-    middle of a game to compile. A no-op inside the warm-up itself, and where numba cannot keep a cache (a
-    read-only installation without ``NUMBA_CACHE_DIR``: each kernel is then compiled at its first call).
+    Called where a table, a game tree or a player that runs compiled code is made, so that a command or an
+    environment never stops in the middle of a game to compile. A no-op inside the warm-up itself, and where
+    numba cannot keep a cache (a read-only installation without ``NUMBA_CACHE_DIR``: each kernel is then
+    compiled at its first call).
     """
-    if NOTICE.warming or NOTICE.warm_up is None:
+    if NOTICE.warming or not NOTICE.stages:
         return
-    marker = marker_path()
-    if marker.exists() or not os.access(marker.parent if marker.parent.exists() else marker.parent.parent, os.W_OK):
-        return
-    NOTICE.warming = True
-    try:
-        NOTICE.warm_up()
-    finally:
-        NOTICE.warming = False
-    for old in marker.parent.glob(f"{MARKER_PREFIX}*"):  # an earlier version's marker
-        old.unlink(missing_ok=True)
-    try:
-        write_atomically(marker, "compiled\n")
-    except FileWriteError:
-        pass  # numba's cache folder went away or filled up: the next process warms up again
+    if stage not in NOTICE.stages:
+        raise ValueError(f"stage must be one of {list(NOTICE.stages)}, got {stage!r}")
+    for name, warm_up in NOTICE.stages.items():
+        marker = marker_path(name)
+        writable = os.access(marker.parent if marker.parent.exists() else marker.parent.parent, os.W_OK)
+        if not marker.exists() and writable:
+            NOTICE.warming = name
+            try:
+                warm_up()
+            finally:
+                NOTICE.warming = ""
+            current = {marker_path(other).name for other in NOTICE.stages}
+            for old in marker.parent.glob(f"{MARKER_PREFIX}*"):  # an earlier version's markers
+                if old.name not in current:
+                    old.unlink(missing_ok=True)
+            try:
+                write_atomically(marker, "compiled\n")
+            except FileWriteError:
+                pass  # numba's cache folder went away or filled up: the next process warms up again
+        if name == stage:
+            return

@@ -1,10 +1,12 @@
-"""Every compiled kernel of the package, built (or loaded from numba's cache) in one go: `warm_up`.
+"""Every compiled kernel of the package, built (or loaded from numba's cache) in two stages: `WARM_UP_STAGES`.
 
 numba compiles a function at its first call. Left to itself, a fresh installation would compile the engine
 in one process, the network players in the next and the solver in a third, each stopping a command in
-the middle of its work. `warm_up` calls every public path once on tiny games, so that all of them are
-compiled together, before a first game, and every later process loads them from the one cache.
-`rouba_env.compiled.ensure_compiled` runs it once per installation (and again after the source changes).
+the middle of its work. Each stage calls its public paths once on tiny games, so that they are compiled
+together before a first game and every later process loads them from the one cache: `warm_up_tables`
+(what a table and the environments play with, scripted opponents included) and `warm_up_rest` (the
+card-level engine, the players that search or read a network, the exact solver).
+`rouba_env.compiled.ensure_compiled` runs each once per installation (and again after the source changes).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import warnings
 import numpy as np
 
 from rouba_env.batched.game import VectorGame
+from rouba_env.compiled import EVERYTHING, TABLE_STAGE_PLAYERS, TABLES
 from rouba_env.envs.aec import env as aec_env
 from rouba_env.envs.single_agent import SingleAgentEnv
 from rouba_env.envs.vector_env import make_vector_env
@@ -36,15 +39,29 @@ WARM_UP_PLAYERS = ("random", "greedy", "heuristic", "expert:samples=2", "search:
 the deck the shipped networks were trained for."""
 
 
-def warm_up() -> None:
-    """Call every compiled path of the package once, on tiny games (seconds from a warm cache)."""
+def warm_up_tables() -> None:
+    """The first stage: the batched engine, the encoders and the environments with scripted opponents."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an illegal move below is on purpose
-        _card_level_engine()
         _batched_engine()
         _environments()
-        _players()
-        _solver()
+
+
+def warm_up_rest() -> None:
+    """The last stage: the card-level engine, the network and search players, the exact solver."""
+    _card_level_engine()
+    _players()
+    _solver()
+
+
+def warm_up() -> None:
+    """Call every compiled path of the package once, on tiny games (seconds from a warm cache)."""
+    warm_up_tables()
+    warm_up_rest()
+
+
+WARM_UP_STAGES = {TABLES: warm_up_tables, EVERYTHING: warm_up_rest}
+"""`rouba_env.compiled.register_warm_up`'s stages, in the order they run."""
 
 
 def _card_level_engine() -> None:
@@ -101,11 +118,12 @@ def _environments() -> None:
     ended = False
     while not ended:
         ended = bool(single.step(int(np.flatnonzero(single.action_masks())[0]))[2])
-    vector = make_vector_env(2, rules=WARM_UP_DECK, opponents=["random"])
-    vector.reset(seed=0)
-    for _ in range(3):
-        vector.step(np.array([int(np.flatnonzero(row)[0]) for row in vector.action_masks()]))
-    vector.close()
+    for opponent in TABLE_STAGE_PLAYERS:
+        vector = make_vector_env(2, rules=WARM_UP_DECK, opponents=[opponent])
+        vector.reset(seed=0)
+        for _ in range(3):
+            vector.step(np.array([int(np.flatnonzero(row)[0]) for row in vector.action_masks()]))
+        vector.close()
 
 
 def _players() -> None:

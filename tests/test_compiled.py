@@ -12,8 +12,8 @@ import pytest
 
 import rouba_env
 from rouba_env.compiled import (
-    COMPILE_NOTICE, COMPILED_MODULES, HEALED_NOTICE, MARKER_PREFIX, PACKAGE_DIR, WARM_UP_MODULE, WARM_UP_NOTICE, CompileNotice,
-    ensure_compiled, marker_path,
+    COMPILE_NOTICE, COMPILED_MODULES, EVERYTHING, HEALED_NOTICE, MARKER_PREFIX, PACKAGE_DIR, TABLES, WARM_UP_MODULE,
+    WARM_UP_NOTICES, CompileNotice, ensure_compiled, marker_path,
 )
 
 USE_A_KERNEL = "import numpy as np; from rouba_env.players.dense import dense; dense(np.ones((2, 3)), np.ones((3, 4)))"
@@ -26,7 +26,7 @@ ENTRY_POINTS = [  # different paths through the package, each in a fresh process
                            "games=2).format_table())"],
     [sys.executable, "-m", "rouba_env.cli.exploitability", "--rules", "mini", "--players", "heuristic"],
 ]
-NOTICES = (WARM_UP_NOTICE, COMPILE_NOTICE)
+NOTICES = (*WARM_UP_NOTICES.values(), COMPILE_NOTICE)
 
 
 def event(module: str):
@@ -41,9 +41,11 @@ def test_the_notice_names_only_our_functions_and_only_once(capsys):
     notice.on_start(event("rouba_env.players.dense"))
     assert capsys.readouterr().err == COMPILE_NOTICE + "\n"
     warming = CompileNotice()
-    warming.warming = True
-    warming.on_start(event("rouba_env.solve.passes"))
-    assert capsys.readouterr().err == WARM_UP_NOTICE + "\n"
+    for stage in (TABLES, EVERYTHING):  # each stage's own line, once
+        warming.warming = stage
+        warming.on_start(event("rouba_env.solve.passes"))
+        warming.on_start(event("rouba_env.batched.kernels"))
+        assert capsys.readouterr().err == WARM_UP_NOTICES[stage] + "\n"
 
 
 def test_the_list_of_compiled_modules_is_every_file_with_a_numba_function():
@@ -77,12 +79,17 @@ def test_a_warmed_installation_runs_two_different_entry_points_without_compiling
 
 @pytest.mark.slow
 def test_a_cold_cache_is_warmed_once_and_then_serves_every_entry_point(tmp_path):
-    """A fresh cache: the first process compiles everything with one line said, every later one says nothing."""
+    """A fresh cache: the first environment compiles the first stage only (its game then compiles nothing more),
+    the first game tree the rest, each with one line said; every later process says nothing."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    first = subprocess.run([sys.executable, "-c", WARM_UP], env=env, capture_output=True, text=True, timeout=900)
+    play_a_game = [sys.executable, str(EXAMPLES / "random_aec_play.py")]
+    first = subprocess.run(play_a_game, env=env, capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stderr
-    assert first.stderr.count(WARM_UP_NOTICE) == 1 and COMPILE_NOTICE not in first.stderr, first.stderr
-    assert list(tmp_path.rglob(f"{MARKER_PREFIX}*"))
+    assert first.stderr == WARM_UP_NOTICES[TABLES] + "\n", first.stderr
+    assert [path.name.split("-")[2] for path in tmp_path.rglob(f"{MARKER_PREFIX}*")] == [TABLES]
+    rest = subprocess.run([sys.executable, "-c", WARM_UP], env=env, capture_output=True, text=True, timeout=900)
+    assert rest.returncode == 0, rest.stderr
+    assert rest.stderr == WARM_UP_NOTICES[EVERYTHING] + "\n", rest.stderr
     for command in ENTRY_POINTS:
         run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, run.stderr
@@ -90,7 +97,6 @@ def test_a_cold_cache_is_warmed_once_and_then_serves_every_entry_point(tmp_path)
     # then the engine's cache files are cut short (a kill or a full disk mid-write) or garbled: a game still plays,
     # each damaged function said once and compiled again, and the next process loads it all in silence
     damage_cache(tmp_path)
-    play_a_game = [sys.executable, str(EXAMPLES / "random_aec_play.py")]
     healed = subprocess.run(play_a_game, env=env, capture_output=True, text=True, timeout=600)
     assert healed.returncode == 0, healed.stderr
     assert "could not be read" in healed.stderr, healed.stderr

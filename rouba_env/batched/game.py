@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 import rouba_env.batched.kernels as kernels
-from rouba_env.compiled import ensure_compiled
+from rouba_env.compiled import TABLES, ensure_compiled
 from rouba_env.checks import check_flag, check_int, is_int
 from rouba_env.encoding.actions import ActionEncoding, resolve_max_players
 from rouba_env.encoding.masks import sample_legal
@@ -104,7 +104,7 @@ class VectorGame:
         self.auto_reset = bool(auto_reset)
         self.reward_mode = reward
 
-        ensure_compiled()
+        ensure_compiled(TABLES)
         encoder = ObservationEncoder(config, self.max_players)
         actions = ActionEncoding(config, self.max_players)
         self.obs_size = encoder.size

@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 import numba
 import numpy as np
 
+from rouba_env.compiled import EVERYTHING, TABLES, ensure_compiled
 from rouba_env.encoding.masks import sample_legal
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.rules.config import RulesConfig
@@ -63,7 +64,12 @@ class BasePolicy:
     chunks (nothing is gained by big ones), so that progress is told and workers share the work evenly.
     """
 
+    compiled_stage = EVERYTHING
+    """The warm-up stage that holds this player's compiled code (`rouba_env.compiled`): made before any game,
+    so that no game stops to compile."""
+
     def __init__(self, rules: RulesConfig, max_players: int | None = None):
+        ensure_compiled(self.compiled_stage)
         self.rules = rules
         self.encoder = ObservationEncoder(rules, max_players)
         self.actions = ActionEncoding(rules, max_players)
@@ -170,6 +176,7 @@ class RandomPolicy(BasePolicy):
 
     name = "random"
     plays_in_batch = True
+    compiled_stage = TABLES
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         _, legal = self.checked(obs, mask)

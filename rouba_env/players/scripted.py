@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rouba_env.encoding.observation import ObservationView
+from rouba_env.compiled import TABLES
 from rouba_env.players.base import BasePolicy
 from rouba_env.players.move_values import (
     ActionFeatures,
@@ -24,6 +25,8 @@ class ScoredMovePolicy(BasePolicy):
     Only legal entries are scored in `act_batch` (a handful per row instead of
     every action), which keeps batched rollouts fast.
     """
+
+    compiled_stage = TABLES  # an environment's opponents: compiled with the tables
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None):
         super().__init__(rules, max_players)
