@@ -22,6 +22,7 @@ import numpy as np
 from rouba_env.batched.game import VectorGame
 from rouba_env.beliefs import DeckByRank
 from rouba_env.encoding.actions import ActionEncoding
+from rouba_env.history import DecisionRecorder, TargetDecision  # noqa: F401 (the posterior's evidence)
 from rouba_env.players.base import PROBABILITIES_METHOD, Policy, ProbabilitiesOutOfReach
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.core import hand_slot, move_at
@@ -41,17 +42,6 @@ SEARCH_PLAYERS = 2
 StateValue = Callable[[VectorGame, np.ndarray, np.ndarray], np.ndarray]
 """``value(game, slots, seats) -> float[K]``: an estimate of seat ``seats[i]``'s final reward in the live game
 ``slots[i]`` (a critic), where a playout is cut short."""
-
-
-@dataclass
-class TargetDecision:
-    """One decision of the target: the table as it stood (a copied slot) and the move it made."""
-
-    position: VectorGame
-    row: int
-    action: int
-    deck_len: int
-    """The deck's size then: a new hand is dealt only from the deck, so an equal size means the same hand."""
 
 
 def possible_hands(unseen: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -198,47 +188,6 @@ def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: Act
     return posteriors
 
 
-
-
-class DecisionRecorder:
-    """The batched table's move hook that keeps, per slot, the decisions of the current game (a copied position
-    each, the seat and the move); a seat's decisions since its current hand was dealt are its hand's evidence.
-
-    ``skip_seats[slot]``: a seat whose decisions are not kept there (the observer's own, which tell nothing
-    about the other hand); None keeps every seat's. `forget` drops a slot's decisions when a new game starts
-    there.
-    """
-
-    def __init__(self, game: VectorGame, skip_seats: np.ndarray | None = None):
-        self.game, self.skip_seats = game, skip_seats
-        self.decisions: dict[int, list[tuple[int, TargetDecision]]] = {}
-        self.latest: VectorGame | None = None
-        """The positions of the last round recorded (row ``i``: the ``i``-th slot of that round)."""
-
-    def __call__(self, slots: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
-        kept_rows = np.arange(len(slots)) if self.skip_seats is None else np.flatnonzero(
-            seats != self.skip_seats[slots])
-        if not kept_rows.size:
-            return
-        self.latest = kept = self.game.copies(slots[kept_rows])
-        deck_len = self.game.arrays.deck_len
-        for row, index in enumerate(kept_rows.tolist()):
-            slot = int(slots[index])
-            self.decisions.setdefault(slot, []).append(
-                (int(seats[index]), TargetDecision(kept, row, int(actions[index]), int(deck_len[slot]))))
-
-    def hand_decisions(self, slot: int, seat: int, deck_len: int) -> list[TargetDecision]:
-        """``seat``'s decisions in ``slot`` while the deck held ``deck_len`` cards (its current hand's, when that
-        is the deck's size now), oldest first."""
-        return [decision for who, decision in self.decisions.get(slot, [])
-                if who == seat and decision.deck_len == deck_len]
-
-    def forget(self, slots: np.ndarray) -> None:
-        """New games start at ``slots``: their earlier decisions tell nothing of the new hands."""
-        for slot in np.asarray(slots).tolist():
-            self.decisions.pop(int(slot), None)
-
-
 @dataclass
 class SearchedValues:
     """Each decision's searched move values: the mean over the worlds and its standard error."""
@@ -260,12 +209,13 @@ class WorldSearch:
     playouts' reward mode; ``cut`` (with ``value``) ends a playout after that many moves with ``value``'s
     estimate of the observer's reward instead of playing on. The other seat's possible hands are each weighed
     where there are at most ``exact_hands`` of them, else ``drawn_hands`` are drawn from the deal and weighed
-    (each weight costs a read of the target at every decision it made with that hand).
+    (each weight costs a read of the target at every decision it made with that hand). ``beliefs``: a model of
+    the other seat whose action probabilities weigh its hands instead of ``target``'s.
     """
 
     def __init__(self, target: Policy, rollout: Policy, rules: RulesConfig, worlds: int, *,
                  reward: str = "margin", cut: int = 0, value: StateValue | None = None,
-                 exact_hands: int = EXACT_HANDS, drawn_hands: int = DRAWN_HANDS):
+                 exact_hands: int = EXACT_HANDS, drawn_hands: int = DRAWN_HANDS, beliefs: Policy | None = None):
         if rules.num_players != SEARCH_PLAYERS:
             raise ValueError(f"the posterior answers one other seat: rules for {SEARCH_PLAYERS} players, got "
                              f"{rules.num_players}")
@@ -274,8 +224,10 @@ class WorldSearch:
         self.target, self.rollout, self.rules, self.worlds = target, rollout, rules, worlds
         self.reward, self.cut, self.value = reward, cut, value
         self.exact_hands, self.drawn_hands = exact_hands, drawn_hands
+        self.beliefs = target if beliefs is None else beliefs
+        """Whose action probabilities weigh the other seat's hands (the target's, unless a model is given)."""
         self.encoding = ActionEncoding(rules)
-        self.weighs = getattr(target, PROBABILITIES_METHOD, None) is not None
+        self.weighs = getattr(self.beliefs, PROBABILITIES_METHOD, None) is not None
         self.copies = DeckByRank(rules).copies.astype(np.int64)
         """Cards of each rank slot in the decks: no hand holds more."""
         self._all_hands: dict[int, np.ndarray] = {}
@@ -301,7 +253,7 @@ class WorldSearch:
         """(hands, posterior weights) of the other seat's current hand in ``slot``, seen from ``observer``."""
         question = self.question(game, slot, observer, unseen=game.hidden_cards([slot], observer)[0],
                                  decisions=decisions, rng=rng)
-        return question.hands, hand_posteriors(self.target, [question], self.encoding)[0]
+        return question.hands, hand_posteriors(self.beliefs, [question], self.encoding)[0]
 
     def draw_worlds(self, game: VectorGame, slots: np.ndarray, observers: np.ndarray, *,
                     histories: list[list[TargetDecision]], rng: np.random.Generator) -> VectorGame:
@@ -311,7 +263,7 @@ class WorldSearch:
         unseen = game.hidden_cards(slots, observers)
         questions = [self.question(game, slot, observer, unseen=unseen[i], decisions=histories[i], rng=rng)
                      for i, (slot, observer) in enumerate(zip(slots.tolist(), observers.tolist()))]
-        posteriors = hand_posteriors(self.target, questions, self.encoding)
+        posteriors = hand_posteriors(self.beliefs, questions, self.encoding)
         rows = np.full((len(slots) * k, int(unseen.sum(axis=1).max())), -1, dtype=np.int64)
         for i, (question, weights) in enumerate(zip(questions, posteriors)):
             hands = question.hands[rng.choice(len(weights), size=k, p=weights)]
@@ -343,7 +295,7 @@ class WorldSearch:
         that seat ends with when it plays that move, the target then playing as it plays and the seat by the
         rollout player (to the end, or for `cut` moves and then the value's estimate); -inf for illegal moves."""
         rows, actions = np.nonzero(worlds.mask)
-        children = worlds.children(rows, actions)
+        children = worlds.children(rows, actions, reward=self.reward)
         table = Table(self.rules, children.batch_size, reward=self.reward, illegal_action="raise", game=children)
         target, rollout = table.add_player(self.target), table.add_player(self.rollout)
         seats = np.full((children.batch_size, SEARCH_PLAYERS), target, dtype=np.int64)

@@ -68,8 +68,9 @@ class SingleGame:
         self._started = False
         self._fast = False
         """An outside caller's int action may take the compiled one-move path: a game is dealt and no illegal
-        action ended it, and no hook listens. Kept as a plain bool (read every move, cheaper than the
-        offender array), updated wherever one of them changes."""
+        action ended it, and no hook (nor a history the table keeps for a player that reads it) listens. Kept
+        as a plain bool (read every move, cheaper than the offender array), updated wherever one of them
+        changes."""
         self.before_move, self.after_move = before_move, after_move
         if seats is not None:
             self.seat(seats)
@@ -129,7 +130,7 @@ class SingleGame:
 
     def _update_fast_path(self) -> None:
         self._fast = (self._started and self._offender[0] < 0 and self._before_move is None
-                      and self._after_move is None)
+                      and self._after_move is None and self.table.history is None)
 
     # ------------------------------------------------------------ seating and dealing
 
@@ -147,6 +148,7 @@ class SingleGame:
         ids = [OPEN_SEAT if player is None else self.table.add_player(player) for player in seats]
         self.table.seat(ONE_GAME, [ids])
         self.table.release_unseated()
+        self._update_fast_path()
 
     @property
     def started(self) -> bool:

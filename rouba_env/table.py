@@ -46,6 +46,7 @@ from rouba_env.batched.game import MAX_GAMES, VectorGame
 from rouba_env.checks import check_choice, check_int, check_number, is_int
 from rouba_env.encoding.actions import ActionEncoding
 from rouba_env.encoding.observation import ObservationEncoder
+from rouba_env.history import DecisionRecorder
 from rouba_env.rules import scoring
 from rouba_env.rules.config import RulesConfig
 from rouba_env.rules.core import JOKER_KIND_OFFSET, NO_SEAT
@@ -58,6 +59,10 @@ if TYPE_CHECKING:  # the Policy protocol is the players' floor; the table only c
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 """What an illegal action does: end the game with a penalty, or raise a ValueError."""
 DEFAULT_ILLEGAL_REWARD = -1.0
+TABLE_PLAYER_METHOD = "act_at_table"
+"""A player that reads its games' histories, not only a seat's observation, defines
+``act_at_table(table, games, seats, rng) -> actions`` (a search that weighs the hidden hands by the moves made);
+a table that seats one keeps every game's decisions since its deal (`Table.history`)."""
 OPEN_SEAT = -1
 """Player id of an open seat (played by an outside caller)."""
 GAME_OVER = -2
@@ -199,6 +204,10 @@ class Table:
         self.num_games = num_games
         self.num_players = rules.num_players
         self.players: list = []
+        self.history: DecisionRecorder | None = None
+        """Every game's decisions since its deal, kept once a player that reads them (`TABLE_PLAYER_METHOD`) is
+        added: the positions as they stood, hidden cards included, which such a player deals anew before it
+        reads them."""
         for player in players:
             self.add_player(player)
         self.seats = np.full((num_games, rules.num_players), OPEN_SEAT, dtype=np.int64)
@@ -239,6 +248,8 @@ class Table:
         if size != self.game.obs_size:
             raise ValueError(f"player {getattr(player, 'name', player)!r} reads observations of {size} entries, "
                              f"but this table's have {self.game.obs_size} (other seats or padding)")
+        if callable(getattr(player, TABLE_PLAYER_METHOD, None)) and self.history is None:
+            self.history = DecisionRecorder(self.game)
         if free is not None:
             self.players[free] = player
             return free
@@ -284,6 +295,8 @@ class Table:
         """Book new games at ``games`` (dealt on the game already): no offender, no decisions yet."""
         self.offender[games] = NO_SEAT
         self.dealt[games] = True
+        if self.history is not None:
+            self.history.forget(games)
         self.decisions[games] = 0
         self.seconds[games] = 0.0
 
@@ -383,8 +396,10 @@ class Table:
                 games = rows[mine]
                 player = self.players[player_id]
                 started = time.perf_counter()
-                chosen = player.act_batch(game.obs[games], game.mask[games],
-                                          rng if streams is None else streams.take(games))
+                drawn = rng if streams is None else streams.take(games)
+                at_table = getattr(player, TABLE_PLAYER_METHOD, None)
+                chosen = (player.act_batch(game.obs[games], game.mask[games], drawn) if at_table is None
+                          else at_table(self, games, seats[mine], drawn))
                 spent = time.perf_counter() - started
                 actions[mine] = self._player_actions(player, chosen, games, seats[mine])
                 self.decisions[games, seats[mine]] += 1
@@ -470,6 +485,8 @@ class Table:
         self.offender[games] = seats
 
     def _play(self, games: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        if self.history is not None:
+            self.history(games, seats, actions)
         if self.before_move is not None:
             self.before_move(games, seats, actions)
         ended = self.game.play_checked(games, actions)

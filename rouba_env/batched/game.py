@@ -275,15 +275,16 @@ class VectorGame:
                            self._deck_cards, self.obs, self.mask)
         self._started = True
 
-    def children(self, parents: np.ndarray, actions: np.ndarray) -> "VectorGame":
+    def children(self, parents: np.ndarray, actions: np.ndarray, *, reward: str | None = None) -> "VectorGame":
         """A new game (``auto_reset=False``) whose slot ``i`` is slot ``parents[i]`` after ``actions[i]``
-        (legal there): one layer of a game tree expanded in one call."""
+        (legal there): one layer of a game tree expanded in one call. ``reward``: the reward mode its games end
+        with (default: this game's)."""
         # Contiguous int64 as every caller passes them (np.nonzero's columns are strided views): one compiled
         # signature of each loop, not a second compilation.
         parents = np.ascontiguousarray(parents, dtype=np.int64)
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         child = VectorGame(self.config, max(len(parents), 1), max_players=self.max_players, auto_reset=False,
-                           reward=self.reward_mode, track_cards=self.track_cards)
+                           reward=self.reward_mode if reward is None else reward, track_cards=self.track_cards)
         source, target = self.arrays, child.arrays
         for name in STATE_FIELDS:
             getattr(target, name)[: len(parents)] = getattr(source, name)[parents]

@@ -78,6 +78,15 @@ def _make_checkpoint(rules: RulesConfig, max_players: int | None = None, **optio
     return checkpoint_player(rules, max_players, **_parsed_options("checkpoint", options, CHECKPOINT_OPTIONS))
 
 
+def _make_belief_search(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
+    """``belief_search[:worlds=N][,policy=2p][,opponent=MODEL][,value=outcome|margin][,temperature=T]``; imported
+    only when asked for (it sits on the posterior, which seats its playouts at a table)."""
+    from rouba_env.players.belief_search import BeliefSearchPolicy
+
+    return BeliefSearchPolicy(rules, max_players, **_parsed_options("belief_search", options, {
+        "policy": str, "opponent": str, "worlds": int, "value": str, "temperature": float}))
+
+
 def _make_openspiel(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
     """``openspiel:mcts`` or ``openspiel:ismcts[,simulations=N][,uct_c=C]``; needs the openspiel extra,
     imported only when such a player is asked for."""
@@ -99,6 +108,7 @@ BUILTIN_PLAYERS: Mapping[str, PolicyFactory] = {
     "search": _make_searcher(SearchPolicy, {
         "policy": str, "samples": int, "depth": int, "max_moves": int, "z": float, "endgame_nodes": int,
         "opponent": str, "passed_steal": float, "value": str, "beliefs": str}),
+    "belief_search": _make_belief_search,
     "checkpoint": _make_checkpoint,
     "openspiel": _make_openspiel,
 }

@@ -35,7 +35,7 @@ declare -A ROWS=(
   # the full game, from the shipped 2p (its actor and privileged critic): the critic trained beside the fit (it
   # sees the hidden cards and touches none of the actor's layers) ends each playout after 8 moves; half the
   # decisions searched
-  [full_searched]="--rules standard --config searched_2p --start-from checkpoint:2p --vf-coef 0.5 --search-cut 8 --search-share 0.5 --total-steps 6000000 --eval-interval 5"
+  [full_searched]="--rules standard --config searched_2p --start-from checkpoint:2p --vf-coef 0.5 --search-cut 8 --search-share 0.5 --total-steps 6000000"
 )
 for seed in 1 2 3; do
   suffix=$([ $seed = 1 ] || echo _seed$seed)
