@@ -9,11 +9,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_FILE_BYTES = 1024 * 1024
 RUNS = "scripts/results/runs"
 TO_BE_RESUMED: dict[str, str] = {
-    "medium_searched_fit": "searched_2p seed 1 on medium, at update 136 of 195 (bash scripts/runs/searched_values.sh "
-                           "medium_searched_fit)",
-    "medium_searched_seed2": "searched_2p seed 2 on medium, at update 40 of 195",
-    "medium_searched_envs2048": "searched_2p with twice the decisions an update, at update 28 of 195",
-    "small_searched": "searched_2p on small, at update 7 of 62",
+    "small_searched": "searched_2p on small (bash scripts/runs/searched_values.sh small_searched)",
+    "full_searched": "searched_2p on the full game from 2p (bash scripts/runs/searched_values.sh full_searched)",
 }
 """Run folders whose ``checkpoint.pt`` stays in git because the run is to be carried on with --resume."""
 BIG_FILES_ALLOWED: dict[str, str] = {
