@@ -44,10 +44,13 @@ GAME_ID_BYTES = 16
 GAME_ID_PATTERN = re.compile(r"^[0-9a-f]{%d}$" % (2 * GAME_ID_BYTES))
 SHIPPED_CHECKPOINT_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 CREATE_FIELDS = {"num_players", "opponents", "rules", "seat", "seed"}
-CHECKPOINT_OPTIONS = ("policy",)
-"""Spec options that name a checkpoint (``expert:policy=2p``, ``search:policy=2p``): looked up by name too."""
+CHECKPOINT_OPTIONS = ("policy", "opponent")
+"""Spec options that may name a checkpoint (``expert:policy=2p``, ``belief_search:opponent=2p``): looked up by
+name too (an ``opponent`` may also name a scripted model, `SCRIPTED_OPPONENTS`)."""
+SCRIPTED_OPPONENTS = ("policy", "heuristic", "greedy")
+"""What a search's ``opponent=`` may name besides a checkpoint."""
 WEB_BUDGETS = {"samples": 256, "max_scale": 4, "max_moves": 24, "endgame_nodes": 20_000, "depth": 8,
-               "simulations": 200}
+               "simulations": 200, "worlds": 64}
 """The most a browser game's opponent may ask of each search budget: every move is computed while the page
 waits, with up to seven such opponents at an 8-seat table."""
 PLAYER_SUGGESTIONS = ("heuristic", "greedy", "random", "expert", "search", "checkpoint:2p", "checkpoint:mixed")
@@ -111,7 +114,7 @@ def check_opponent_spec(spec, checkpoints: dict[str, Path]) -> tuple[str, str]:
     built = dict(options)
     for key, value in options.items():
         if key in CHECKPOINT_OPTIONS:
-            built[key] = by_name(value)
+            built[key] = value if key == "opponent" and value in SCRIPTED_OPPONENTS else by_name(value)
         elif key in WEB_BUDGETS:
             if not (value.isascii() and value.isdigit()):
                 raise bad_request(f"spec {spec!r}: {key} must be a whole number, got {value[:20]!r}")

@@ -52,6 +52,8 @@ def play_out(client, view) -> dict:
     ({"num_players": 2, "opponents": ["expert:policy=/etc/passwd"]}, "loads checkpoints by name only"),
     ({"num_players": 2, "opponents": ["expert:policy=checkpoint:/tmp/x"]}, "loads checkpoints by name only"),
     ({"num_players": 2, "opponents": ["search:policy=../2p"]}, "loads checkpoints by name only"),
+    ({"num_players": 2, "opponents": ["belief_search:opponent=/etc/passwd"]}, "loads checkpoints by name only"),
+    ({"num_players": 2, "opponents": ["belief_search:worlds=1000"]}, "worlds may be at most 64"),
     ({"num_players": 2, "opponents": ["expert:samples=4096"]}, "samples may be at most 256"),
     ({"num_players": 2, "opponents": ["search:samples=99999999999"]}, "samples may be at most 256"),
     ({"num_players": 2, "opponents": ["random"], "seat": 2}, "seat must be an int in 0..1"),
