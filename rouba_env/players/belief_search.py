@@ -6,7 +6,9 @@ hold, `rouba_env.posterior`, the searching seat's own hand known); ``worlds`` po
 deck shuffled) and every legal move is played out in each, the network playing both seats, the same worlds for
 every move (`rouba_env.posterior.WorldSearch`). It plays the move of best mean value under ``value``: the outcome
 (a win 1, a draw 0, a loss -1) or the margin; with ``temperature`` > 0 it samples a move by the softmax of the
-values over the temperature instead.
+values over the temperature instead. With ``cut`` = D (and ``value=margin``) a playout ends after D moves
+with the network's privileged critic's estimate of the margin, which reads the world's hidden cards (a world is
+a full position).
 
 The moves are the evidence, so it reads its games' histories: a `Table` that seats it keeps them
 (`Table.history`), which every front end that seats players uses (the evaluator, the environments'
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rouba_env.batched.game import VectorGame
 from rouba_env.checks import check_choice, check_int, check_number
 from rouba_env.players.base import BasePolicy, Policy
 from rouba_env.players.network import load_policy
@@ -31,6 +34,8 @@ BELIEF_SEARCH_DEFAULT_POLICY = "2p"
 """The network that plays the worlds out (and, by default, models the other seat): the shipped 2-player one."""
 BELIEF_SEARCH_DEFAULT_WORLDS = 16
 """Worlds drawn from the posterior per decision."""
+MAX_CUT = 1024
+"""The most moves a playout may run before the critic ends it (``cut``; 0 plays to the end)."""
 BELIEF_SEARCH_VALUES = ("outcome", "margin")
 """What a playout is worth to the searching seat: its game's result (win, draw, loss) or its card margin."""
 SCRIPTED_MODELS = {"heuristic": HeuristicPolicy, "greedy": GreedyPolicy}
@@ -45,7 +50,8 @@ class BeliefSearchPolicy(BasePolicy):
 
     def __init__(self, rules: RulesConfig, max_players: int | None = None, *,
                  policy: str = BELIEF_SEARCH_DEFAULT_POLICY, opponent: str = "",
-                 worlds: int = BELIEF_SEARCH_DEFAULT_WORLDS, value: str = "outcome", temperature: float = 0.0):
+                 worlds: int = BELIEF_SEARCH_DEFAULT_WORLDS, value: str = "outcome", temperature: float = 0.0,
+                 cut: int = 0):
         if rules.num_players != SEARCH_PLAYERS:
             raise ValueError(f"belief_search weighs one other seat's hand: rules for {SEARCH_PLAYERS} players, got "
                              f"{rules.num_players}")
@@ -55,16 +61,35 @@ class BeliefSearchPolicy(BasePolicy):
         self.worlds = check_int("belief_search worlds", worlds, 1, MAX_WORLDS)
         check_choice("belief_search value", value, BELIEF_SEARCH_VALUES)
         self.temperature = check_number("belief_search temperature", temperature, 0)
+        self.cut = check_int("belief_search cut", cut, 0, MAX_CUT)
+        if self.cut and value != "margin":
+            raise ValueError(f"belief_search cut={cut} ends playouts with the network's privileged critic, which "
+                             f"estimates the margin: give value=margin with it")
         super().__init__(rules, max_players)
         self.network = load_policy(policy.removeprefix("checkpoint:"), rules, max_players)
+        critic = self.network.privileged_value
+        if self.cut and critic is None:
+            raise ValueError(f"belief_search cut={cut}: the network {policy!r} ships no privileged critic to end "
+                             f"playouts with (train it with rouba-train --critic privileged), or leave cut at 0")
+        if self.cut and critic is not None and critic.input_size != self.encoder.size + self.encoder.hidden_size:
+            raise ValueError(f"belief_search cut={cut}: the network's critic reads {critic.input_size} values, this "
+                             f"table gives {self.encoder.size + self.encoder.hidden_size} (another padding)")
+        self.critic = critic
         model: Policy = self.network
         if opponent in SCRIPTED_MODELS:
             model = SCRIPTED_MODELS[opponent](rules, max_players)
         elif opponent:
             model = load_policy(opponent.removeprefix("checkpoint:"), rules, max_players)
         self.model_name = opponent or f"its network ({policy})"
-        self.search = WorldSearch(self.network, self.network, rules, self.worlds, reward=value, beliefs=model)
+        self.search = WorldSearch(self.network, self.network, rules, self.worlds, reward=value, beliefs=model,
+                                  cut=self.cut, value=self.critic_values if self.cut else None)
         self.value = value
+
+    def critic_values(self, game: VectorGame, slots: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """float64[K]: the privileged critic's margin estimate for seat ``seats[i]`` to act in world ``slots[i]``
+        (a world is a full position: its hidden cards are the world's, never the real game's)."""
+        assert self.critic is not None  # a cut has a critic (checked when made)
+        return self.critic.forward(game.observe_slots(slots, seats), game.hidden(slots, seats)).astype(np.float64)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Randomness) -> np.ndarray:
         raise ValueError("belief_search weighs the hands by the moves made, which an observation alone does not "

@@ -79,12 +79,12 @@ def _make_checkpoint(rules: RulesConfig, max_players: int | None = None, **optio
 
 
 def _make_belief_search(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:
-    """``belief_search[:worlds=N][,policy=2p][,opponent=MODEL][,value=outcome|margin][,temperature=T]``; imported
-    only when asked for (it sits on the posterior, which seats its playouts at a table)."""
+    """``belief_search[:worlds=N][,policy=2p][,opponent=MODEL][,value=outcome|margin][,temperature=T][,cut=D]``;
+    imported only when asked for (it sits on the posterior, which seats its playouts at a table)."""
     from rouba_env.players.belief_search import BeliefSearchPolicy
 
     return BeliefSearchPolicy(rules, max_players, **_parsed_options("belief_search", options, {
-        "policy": str, "opponent": str, "worlds": int, "value": str, "temperature": float}))
+        "policy": str, "opponent": str, "worlds": int, "value": str, "temperature": float, "cut": int}))
 
 
 def _make_openspiel(rules: RulesConfig, max_players: int | None = None, **options) -> Policy:

@@ -105,6 +105,9 @@ BAD_SETTINGS = [
     ("temperature=-1", "belief_search temperature"),
     ("temperature=nan", "belief_search temperature"),
     ("value=score", "unknown belief_search value 'score'"),
+    ("cut=-1", "belief_search cut must be"),
+    ("cut=4", "estimates the margin: give value=margin"),
+    ("cut=4,value=margin", "ships no privileged critic"),
 ]
 
 
@@ -121,3 +124,21 @@ def test_it_refuses_three_seats_and_an_observation_without_a_table(mini_network)
     with pytest.raises(ValueError, match="seat it at a Table"):
         player.act_batch(np.zeros((1, player.encoder.size), np.float32), np.ones((1, player.actions.size), bool),
                          np.random.default_rng(0))
+
+
+def test_a_cut_ends_the_playouts_with_the_privileged_critic(monkeypatch):
+    """With cut=D the shipped 2p's privileged critic scores the worlds still on after D moves (in margin)."""
+    from rouba_env.players.belief_search import BeliefSearchPolicy
+
+    calls = []
+    original = BeliefSearchPolicy.critic_values
+
+    def counted(self, game, slots, seats):
+        values = original(self, game, slots, seats)
+        calls.append(len(values))
+        assert np.isfinite(values).all()
+        return values
+
+    monkeypatch.setattr(BeliefSearchPolicy, "critic_values", counted)
+    result = evaluate(["belief_search:cut=2,value=margin,worlds=2", "random"], preset("standard"), games=2, seed=1)
+    assert result.players[0].games == 2 and calls and sum(calls) > 0
