@@ -39,6 +39,18 @@ MAX_WORLDS = 1024
 SEARCH_PLAYERS = 2
 """The posterior answers one other seat: a two-seat table."""
 
+def check_searchable(rules: RulesConfig, who: str) -> None:
+    """ValueError starting with ``who`` unless the posterior can answer at a table of ``rules``: two seats (it
+    weighs one other seat's hand) whose hands are dealt from the deck (a card drawn one by one is part of what
+    it would weigh)."""
+    if rules.num_players != SEARCH_PLAYERS:
+        raise ValueError(f"{who} weighs one other seat's hand: rules for {SEARCH_PLAYERS} players, got "
+                         f"{rules.num_players}")
+    if rules.draw_from_deck:
+        raise ValueError(f"{who} needs hands dealt from the deck (draw_from_deck=False): with draw_from_deck a "
+                         f"flipped card is part of what it would weigh")
+
+
 StateValue = Callable[[VectorGame, np.ndarray, np.ndarray], np.ndarray]
 """``value(game, slots, seats) -> float[K]``: an estimate of seat ``seats[i]``'s final reward in the live game
 ``slots[i]`` (a critic), where a playout is cut short."""

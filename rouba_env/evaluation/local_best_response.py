@@ -35,8 +35,8 @@ from rouba_env.evaluation.stats import margins, mean_interval, wilson_interval, 
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
 from rouba_env.posterior import (  # noqa: F401 (the posterior's pieces, as the LBR's callers know them)
-    MAX_WORLDS, DecisionRecorder, HandQuestion, TargetDecision, WorldSearch, hand_posterior, hand_posteriors,
-    possible_hands,
+    MAX_WORLDS, DecisionRecorder, HandQuestion, TargetDecision, WorldSearch, check_searchable, hand_posterior,
+    hand_posteriors, possible_hands,
 )
 from rouba_env.rules.config import RulesConfig
 from rouba_env.table import OPEN_SEAT, Table
@@ -132,12 +132,7 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
     ``rollout``: how the LBR seat plays on in its playouts (a spec or player; default: the target itself).
     ``progress`` is called with the number of games finished.
     """
-    if rules.num_players != LBR_PLAYERS:
-        raise ValueError(f"a local best response answers one opponent: rules for {LBR_PLAYERS} players, got "
-                         f"{rules.num_players}")
-    if rules.draw_from_deck:
-        raise ValueError("a local best response needs hands dealt from the deck (draw_from_deck=False): with "
-                         "draw_from_deck a flipped card is part of what it would weigh")
+    check_searchable(rules, "a local best response")
     games = check_int("games", games, 2, MAX_LBR_GAMES)
     if games % 2:
         raise ValueError(f"games must be even (each deal is played in both seatings), got {games}")

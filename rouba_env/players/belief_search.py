@@ -25,7 +25,7 @@ from rouba_env.checks import check_choice, check_int, check_number
 from rouba_env.players.base import BasePolicy, Policy
 from rouba_env.players.network import load_policy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
-from rouba_env.posterior import MAX_WORLDS, SEARCH_PLAYERS, WorldSearch
+from rouba_env.posterior import MAX_WORLDS, WorldSearch, check_searchable
 from rouba_env.rules.config import RulesConfig
 from rouba_env.streams import Randomness, RowStreams
 from rouba_env.table import Table
@@ -52,12 +52,7 @@ class BeliefSearchPolicy(BasePolicy):
                  policy: str = BELIEF_SEARCH_DEFAULT_POLICY, opponent: str = "",
                  worlds: int = BELIEF_SEARCH_DEFAULT_WORLDS, value: str = "outcome", temperature: float = 0.0,
                  cut: int = 0):
-        if rules.num_players != SEARCH_PLAYERS:
-            raise ValueError(f"belief_search weighs one other seat's hand: rules for {SEARCH_PLAYERS} players, got "
-                             f"{rules.num_players}")
-        if rules.draw_from_deck:
-            raise ValueError("belief_search needs hands dealt from the deck (draw_from_deck=False): a flipped card "
-                             "is part of what it would weigh")
+        check_searchable(rules, "belief_search")
         self.worlds = check_int("belief_search worlds", worlds, 1, MAX_WORLDS)
         check_choice("belief_search value", value, BELIEF_SEARCH_VALUES)
         self.temperature = check_number("belief_search temperature", temperature, 0)
