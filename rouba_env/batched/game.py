@@ -299,16 +299,22 @@ class VectorGame:
         child._play_legal(slots, actions)
         return child
 
-    def copies(self, slots) -> "VectorGame":
+    def copies(self, slots, *, track_cards: bool | None = None) -> "VectorGame":
         """A new game (``auto_reset=False``) whose slot ``i`` is a copy of slot ``slots[i]`` as it stands (a slot
-        may be copied more than once): a position kept to look at again, or the root of a search's worlds."""
+        may be copied more than once): a position kept to look at again, or the root of a search's worlds.
+        ``track_cards`` False copies a game that names its cards without their names (its rank slots only)."""
         if not self._started:
             raise RuntimeError("call reset() (or deal()) before copying slots")
         slots = self.as_slots(slots, repeats=True)
+        tracked = self.track_cards if track_cards is None else bool(track_cards)
+        if tracked and not self.track_cards:
+            raise ValueError("a game that keeps no card names cannot be copied with them (track_cards=True)")
         copy = VectorGame(self.config, max(len(slots), 1), max_players=self.max_players, auto_reset=False,
-                          reward=self.reward_mode, track_cards=self.track_cards)
+                          reward=self.reward_mode, track_cards=tracked)
         for name in STATE_FIELDS:
-            getattr(copy.arrays, name)[: len(slots)] = getattr(self.arrays, name)[slots]
+            target = getattr(copy.arrays, name)
+            if target.size:  # a card-name field is empty in a copy without them
+                target[: len(slots)] = getattr(self.arrays, name)[slots]
         copy.current[: len(slots)] = self.current[slots]
         copy.obs[: len(slots)], copy.mask[: len(slots)] = self.obs[slots], self.mask[slots]
         copy._started = True
@@ -333,10 +339,8 @@ class VectorGame:
         from the observer's left, then the deck from its bottom to its top, and must hold the same cards as the
         slot's own hidden ones (`hidden_cards`; a row longer than that ends in -1s). A world a searching player
         or a local best response imagines, every public fact kept; ``obs`` and ``mask`` are those of the new
-        positions.
+        positions. A game that names its cards (``track_cards``) gives worlds without their names.
         """
-        if self.track_cards:
-            raise ValueError("with_hidden deals rank slots only: make the VectorGame with track_cards=False")
         slots, seats = self._rows_and_observers(slots, observers)
         hidden = np.asarray(hidden)
         if hidden.ndim != 2 or hidden.shape[0] != len(slots) or (hidden.size and hidden.dtype.kind not in "iu"):
@@ -357,7 +361,7 @@ class VectorGame:
             row = int(np.flatnonzero((given != expected).any(axis=1))[0])
             raise ValueError(f"hidden[{row}] holds other cards than the ones seat {int(seats[row])} cannot see in "
                              f"slot {int(slots[row])}")
-        world = self.copies(slots)
+        world = self.copies(slots, track_cards=False)  # a world's hidden cards are rank slots, named by none
         arrays, n, k = world.arrays, self.num_players, len(slots)
         others = (seats[:, None] + np.arange(1, n)[None, :]) % n  # [K, n-1]: the other seats from the left
         sizes = arrays.hand_count[np.arange(k)[:, None], others].astype(np.int64)

@@ -142,3 +142,23 @@ def test_a_cut_ends_the_playouts_with_the_privileged_critic(monkeypatch):
     monkeypatch.setattr(BeliefSearchPolicy, "critic_values", counted)
     result = evaluate(["belief_search:cut=2,value=margin,worlds=2", "random"], preset("standard"), games=2, seed=1)
     assert result.players[0].games == 2 and calls and sum(calls) > 0
+
+
+def test_it_plays_as_an_environments_opponent_reading_the_learners_moves(mini_network):
+    """An environment's table names its cards; the search's worlds drop the names, and the learner's own moves
+    (an outside caller's) reach the history the search weighs them by."""
+    from rouba_env.envs.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(rules="mini", opponents=[f"belief_search:policy={mini_network},worlds=4"])
+    env.reset(seed=0)
+    table = env.table.table
+    assert table.history is not None and table.game.track_cards
+    ended, learner_moves = False, 0
+    while not ended:
+        seat = env.table.current
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+        learner_moves += 1
+        ended = env.table.over
+        if not ended:
+            assert any(who == seat for who, _ in table.history.decisions.get(0, []))
+    assert learner_moves >= 2
