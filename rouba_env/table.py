@@ -6,7 +6,9 @@ caller acts there: a learner, a person, a vector environment's user) or held
 by a `Policy`. `Table.play_seated` lets the seated players move until every
 live game has an open seat to act or is over, with one ``act_batch`` call per
 player per round (players that decide one position at a time, ``expert`` and
-``search``, play their rows one by one: `BasePolicy.act_batch`); `Table.play`
+``search``, play their rows one by one: `BasePolicy.act_batch`; a player that
+reads its games' histories, ``belief_search``, is asked through
+``act_at_table`` instead, and the table keeps the histories); `Table.play`
 plays outside callers' actions. Users: the vector environments, the
 duplicate-deal evaluator, the local best response and the trainer's rollouts.
 
