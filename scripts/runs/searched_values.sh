@@ -40,7 +40,7 @@ declare -A ROWS=(
 for seed in 1 2 3; do
   suffix=$([ $seed = 1 ] || echo _seed$seed)
   ROWS[medium_searched$suffix]="--rules medium --config searched_2p --total-steps 6000000 --seed $seed"
-  ROWS[small_searched$suffix]="--rules small --config searched_2p --total-steps 4000000 --seed $seed"
+  ROWS[small_searched$suffix]="--rules small --config searched_2p --total-steps 6000000 --seed $seed"
   ROWS[mini_searched$suffix]="--rules mini --config searched_2p --total-steps 500000 --seed $seed"
 done
 ORDER=(medium_searched mini_searched small_searched medium_searched_seed2 medium_searched_seed3 mini_searched_seed2
