@@ -9,7 +9,6 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_FILE_BYTES = 1024 * 1024
 RUNS = "scripts/results/runs"
 TO_BE_RESUMED: dict[str, str] = {
-    "small_searched": "searched_2p on small (bash scripts/runs/searched_values.sh small_searched)",
     "full_searched": "searched_2p on the full game from 2p (bash scripts/runs/searched_values.sh full_searched)",
 }
 """Run folders whose ``checkpoint.pt`` stays in git because the run is to be carried on with --resume."""
