@@ -45,7 +45,7 @@ WARM_UP_NOTICES = {
     TABLES: ("rouba_env: compiling the rules engine, encoders and environments once for this installation: about "
              "1.5 minutes, longer on a busy machine; later processes load them from numba's cache"),
     EVERYTHING: ("rouba_env: compiling the rest of its compiled code (card-level engine, network and search players, "
-                 "exact solver) once for this installation: about 40 seconds, longer on a busy machine; later "
+                 "exact solver) once for this installation: about 35 seconds, longer on a busy machine; later "
                  "processes load it from numba's cache"),
 }
 READ_ONLY_NOTICE = ("rouba_env: NUMBA_CACHE_DIR={folder} cannot be written here: numba's cache is read from a copy "
