@@ -15,7 +15,6 @@ in a game that spans two) are weighed by the network that collected this one.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
@@ -26,7 +25,7 @@ from rouba_env.batched.game import VectorGame
 from rouba_env.encoding.observation import ObservationEncoder
 from rouba_env.posterior import DecisionRecorder, TargetDecision, WorldSearch
 from rouba_env.rules.config import RulesConfig
-from rouba_training.network import TrainerNetwork, playing_network
+from rouba_training.network import TrainerNetwork, masked_logits, playing_network
 
 HASH_SEED = 0x5EA4C4
 """Seeds the fixed projection that groups equal observations (`distinct_rows`): any projection is exact."""
@@ -98,7 +97,7 @@ class NetworkPlayer:
 def legal_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     """[B, A]: the softmax of each row's logits over its legal actions (0 elsewhere), as `MaskedCategorical`'s
     ``probs`` in one pass."""
-    return torch.softmax(logits.masked_fill(~legal.bool(), -math.inf), dim=1)
+    return torch.softmax(masked_logits(logits, legal), dim=1)
 
 
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
