@@ -32,10 +32,10 @@ HASH_SEED = 0x5EA4C4
 SEARCH_HANDS = 256
 """The other seat's possible hands weighed at a searched decision: every one where there are at most this many,
 else this many drawn from the deal (the posterior's cost is a read of the network per hand at each decision the
-other seat made with it; a full game's first hand has some 1,800)."""
+other seat made with it, and a full game's first hand has far more possible hands than this)."""
 NETWORK_CHUNK = 1024
 """Rows per forward pass of the searching network: a rank network's tokens for this many rows stay in the
-processor's cache (reading 8,192 rows at once took twice as long a row)."""
+processor's cache (far larger passes are slower a row)."""
 CHUNK_DECISIONS = 512
 """Decisions searched together: their worlds x legal moves are played out as one batch (memory bound)."""
 
