@@ -35,9 +35,14 @@ from rouba_training.config import (
     NOT_RESUMED,
     PLAYER_SPEC_FIELDS,
     REMOVED_CHOICES,
+    GIVEN,
     REMOVED_SETTINGS,
+    SOURCES,
     TrainConfig,
     checked_value,
+    other_defaults,
+    resolve_defaults,
+    resolve_start,
     setting,
     setting_fields,
 )
@@ -137,7 +142,8 @@ def command_fields() -> type:
              for name, (default, text) in COMMAND_FLAGS.items()]
     specs = f" Specs: {', '.join(known_players())}, with checkpoint:PATH or checkpoint:NAME."
     fields = [(field.name, HINTS[field.name],
-               setting(field.default, field.metadata[HELP] + (specs if field.name in PLAYER_SPEC_FIELDS else "")))
+               setting(field.default, field.metadata[HELP] + other_defaults(field.name)
+                       + (specs if field.name in PLAYER_SPEC_FIELDS else "")))
               for field in setting_fields()]
     return dataclasses.make_dataclass("TrainCommand", flags + fields)
 
@@ -172,6 +178,17 @@ def refuse_removed_flags(argv: list[str]) -> None:
             raise ValueError(f"--{flag} {following} was removed: {REMOVED_CHOICES[name, following]}")
 
 
+def given_flags(argv: list[str]) -> set[str]:
+    """The settings ``argv`` gives by flag (``--num-envs 8``, ``--num_envs=8``, ``--no-progress``): the only
+    ones the flags set; the others come from the file, the resumed run or the defaults."""
+    given = set()
+    for arg in argv:
+        if arg.startswith("--"):
+            name = arg[2:].partition("=")[0].replace("-", "_")
+            given |= {candidate for candidate in (name, name.removeprefix("no_")) if candidate in GROUP_OF}
+    return given
+
+
 def parse_request(argv: list[str] | None = None) -> TrainRequest:
     """The command line as a `TrainRequest`: ``--help`` prints every setting and exits; tyro reports bad
     flags, ValueError a bad TOML file."""
@@ -184,32 +201,43 @@ def parse_request(argv: list[str] | None = None) -> TrainRequest:
     if values["resume"] and values["overwrite"]:
         raise ValueError("--resume and --overwrite exclude each other: resume the run, or start it again")
     file_values = load_toml(values["config"]) if values["config"] else {}
-    run_dir = parse_command(argv, file_values)["run_dir"] if file_values else values["run_dir"]  # flags win
+    flagged = {name: values[name] for name in given_flags(argv)}
+    run_dir = resolve_defaults({**file_values, **flagged})[0]["run_dir"]  # flags win; an exploiter's own folder
     return TrainRequest(argv, file_values, values["resume"], values["overwrite"], run_dir)
 
 
-def build_config(request: TrainRequest, saved: dict | None = None) -> tuple[TrainConfig, list[tuple[str, object, object]]]:
-    """(config, changes): defaults < ``saved`` (a resumed run's settings) < TOML < flags.
+def build_config(request: TrainRequest, saved: dict | None = None,
+                 saved_sources: dict | None = None) -> tuple[TrainConfig, list[tuple[str, object, object]]]:
+    """(config, changes): defaults < ``saved`` (a resumed run's settings, with their ``saved_sources``) < TOML <
+    flags. Only the settings one of these gives are given: the rest take the deck's, an exploiter's or the
+    trainer's defaults (`resolve_defaults`).
 
     ``changes`` lists (field, saved value, new value) for every saved setting that
     the file or the flags change, so that a resume can say what differs.
     """
     check_resumable(saved or {})
+    if saved_sources is not None and (not isinstance(saved_sources, dict) or not set(saved_sources.values()) <= set(SOURCES)):
+        raise ValueError(f"--resume: the checkpoint's config_sources are not a setting's sources ({', '.join(SOURCES)}): "
+                         f"the file is damaged")
     values = {key: value for key, value in (saved or {}).items()
               if key in GROUP_OF and key not in COMMAND_LINE_ONLY + NOT_RESUMED}
     base = {key: checked_value(key, value) for key, value in values.items()}
-    values = {**base, **request.file_values}
+    sources = {key: (saved_sources or {}).get(key, GIVEN) for key in base}
+    parsed = parse_command(request.argv, {})
+    given = {**base, **request.file_values, **{name: parsed[name] for name in given_flags(request.argv)}}
     if saved is not None:
-        values["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
-    parsed = parse_command(request.argv, values)
+        given["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
+    sources |= {name: GIVEN for name in given if name not in base or name in request.file_values
+                or name in given_flags(request.argv)}
     held = (saved or {}).get("best_response")
-    if saved is not None and held and parsed["best_response"] != held:
+    if saved is not None and held and given.get("best_response", held) != held:
         raise ValueError(f"--resume: this run is an exploiter of best_response={held!r}; it cannot take another "
-                         f"target ({parsed['best_response']!r}): start a new run for that one")
-    config = TrainConfig.of(**{key: value for key, value in parsed.items() if key in GROUP_OF})
+                         f"target ({given['best_response']!r}): start a new run for that one")
+    config = TrainConfig.from_settings(given, sources)
     changes = []
     if saved is not None:
-        final, before = config.to_dict(), TrainConfig.of(**{**base, "run_dir": request.run_dir}).to_dict()
+        final = config.to_dict()
+        before = TrainConfig.from_settings({**base, "run_dir": request.run_dir}, sources).to_dict()
         resumable = set(final) - set(COMMAND_LINE_ONLY) - set(NOT_RESUMED) - {"run_dir"}  # a setting newer
         changes = [(key, before[key], final[key]) for key in sorted(resumable)  # than the run counts too
                    if before[key] != final[key]]
@@ -259,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # every flag and value checked before torch is imported (which takes seconds on a busy machine)
         request = parse_request(argv)
         if not request.resume:  # a resumed run's settings are read from its checkpoint, with torch
-            build_config(request)
+            resolve_start(build_config(request)[0])
     except (ValueError, FileNotFoundError, CheckpointError) as error:
         return fail(str(error))
     try:
@@ -272,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         saved = read_resume_file(Path(request.run_dir)) if request.resume and \
             (Path(request.run_dir) / "checkpoint.pt").is_file() else None
-        config, changes = build_config(request, saved["config"] if saved else None)
+        config, changes = build_config(request, saved["config"] if saved else None,
+                                       saved.get("config_sources") if saved else None)
         if saved is not None and is_complete(Path(config.run.run_dir), saved, config.run.total_steps):
             print(f"{config.run.run_dir} is complete: {saved['learner_steps']} learner steps of {config.run.total_steps} "
                   f"and its final evaluation; nothing was changed. To train it further: rouba-train --resume "

@@ -19,7 +19,7 @@ from typing import Literal
 from rouba_env.checks import is_int, shown
 from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH, CheckpointTableMismatch, network_fits
 from rouba_env.evaluation.distributed import ray_address_problem
-from rouba_env.players.registry import make_policy
+from rouba_env.players.registry import known_players, make_policy, parse_spec
 from rouba_env.posterior import MAX_WORLDS, SEARCH_PLAYERS
 from rouba_env.rules.config import make_rules
 from rouba_env.rules.scoring import REWARD_MODES, TRAINING_REWARD
@@ -63,6 +63,7 @@ LIMITS = {
     "max_grad_norm": (0, 10**6),
     "hand_coef": (0, 100),
     "learning_rate_floor": (0, 10),
+    "learning_rate_power": (0, 10),
     "schedule_power": (0, 10),
     "magnet_coef": (0, 100),
     "mirror_coef": (0, 1000),
@@ -96,8 +97,9 @@ that set it otherwise is refused."""
 REMOVED_CHOICES = {("magnet", "snapshot"): "the snapshot magnet was never run and is gone: --magnet ema (the "
                                            "moving average of the weights) or uniform"}
 """Values of a setting that are gone, and what to choose instead."""
-PLAYER_SPEC_FIELDS = ("scripted_opponents", "eval_opponents", "best_response")
-"""Fields that hold player specs (their help lists the known players)."""
+PLAYER_SPEC_FIELDS = ("best_response", "scripted_opponents", "eval_opponents")
+"""Fields that hold player specs (their help lists the known players), checked in this order (an exploiter's
+opponents are its best_response)."""
 COMMAND_LINE_ONLY = ("ray",)
 """Settings never taken from a file (a resumed run's or a TOML config): joining a cluster means trusting it,
 so the user says so on the command line each time."""
@@ -107,12 +109,21 @@ NOT_RESUMED = ("device",)
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
 """Where a best-response probe goes unless run_dir is given."""
 DECK_DEFAULTS = {"mini": {"num_envs": 128, "total_steps": 1_000_000}}
-"""Per deck, the settings a run left at the trainer's defaults takes instead: on ``mini`` (a game of a few
-moves) 1,024 games an update would be a few dozen updates in the whole run. An exploiter
-(best_response) keeps its own budget."""
+"""Per deck, the defaults of settings a run does not give: on ``mini`` (a game of a few moves) 1,024 games an
+update would be a few dozen updates in the whole run. An exploiter (best_response) keeps its own budget."""
 EXPLOITER_UNREGULARIZED = {"magnet": "none", "magnet_coef": 0.0, "mirror_coef": 0.0, "weight_average": 0.0}
-"""An exploiter is plain PPO against its frozen target: the default recipe's regularizers, left at their
-defaults, are turned off."""
+"""An exploiter is plain PPO against its frozen target: the default recipe's regularizers are off unless given."""
+PROBE_SETTINGS = ("scripted_opponents", "eval_opponents", "self_play_weight", "past_self_weight", "scripted_weight")
+"""An exploiter's settings that must hold its own values: it plays its target alone, as opponent and in
+evaluation (a value given otherwise is refused)."""
+EXPLOITER_LEARNING_RATES = f"{WARM_LEARNING_RATE:g} from a network start, {FRESH_LEARNING_RATE:g} fresh"
+"""An exploiter's default learning rate, which depends on its start (`resolve_start`), as the help says it."""
+GIVEN, DECK, EXPLOITER, START, DEFAULT = "given", "deck", "exploiter", "start", "default"
+"""Where a setting's value came from (`TrainConfig.sources`): the user (a flag, a TOML key, a `TrainConfig.of`
+argument, or a resumed run's saved settings, which keep the source they had), the deck's own default
+(`DECK_DEFAULTS`), an exploiter's (`exploiter_defaults`), the checkpoint the network starts from
+(`resolve_start`), or the trainer's default."""
+SOURCES = (GIVEN, DECK, EXPLOITER, START, DEFAULT)
 MIN_EVALUATIONS = 4
 """A run of at least this many updates is evaluated at least this many times (`TrainConfig.evaluation_due`)."""
 LOCAL_RAY = "local"
@@ -196,9 +207,9 @@ class PPOSettings:
     learning_rate_schedule: Schedule = setting(
         "linear", "How the learning rate moves: constant, linear (to learning_rate_floor at total_steps; a run "
         "carried on to more steps continues from where it is) or power (learning_rate * (1 + update)^-"
-        "schedule_power, never below the floor).")
+        "learning_rate_power, never below the floor).")
     learning_rate_floor: float = setting(0.0, 'The lowest learning rate a schedule reaches.')
-    schedule_power: float = setting(0.5, 'Exponent of the power schedules (learning rate and KL weights).')
+    learning_rate_power: float = setting(0.5, "Exponent of the learning rate's power schedule.")
     gamma: float = setting(1.0, 'Discount; games are short and only their result counts.')
     gae_lambda: float = setting(0.95, "GAE's bias/variance trade-off.")
     update_epochs: int = setting(4, 'Passes over each batch.')
@@ -264,17 +275,23 @@ class RegularizerSettings:
         "Regularized self-play (magnetic mirror descent): the policy the magnet KL pulls towards: none, uniform "
         "(the uniform policy over the legal moves: an entropy bonus in KL form) or ema (the moving average of the "
         "weights, weight_average: a magnet that moves, so its pull ends at an equilibrium).")
-    magnet_coef: float = setting(0.05, 'Weight of KL(policy || magnet), exact over the legal moves.')
+    magnet_coef: float = setting(
+        0.05, "Weight of KL(policy || magnet), exact over the legal moves: the mirror-descent step's temperature "
+        "(the policy objectives mirror_fit and searched_mirror take the step in closed form at this temperature).")
     magnet_schedule: Schedule = setting("constant", 'How magnet_coef moves: constant, linear (to 0) or power.')
     mirror_coef: float = setting(
-        0.1, "Weight of KL(policy || the policy that collected the batch), exact over the legal moves (the "
-        "mirror-descent step; 1 / step size).")
+        0.1, "Weight of KL(policy || the policy that collected the batch), exact over the legal moves: the "
+        "mirror-descent step's inverse step size (mirror_fit and searched_mirror take the step of size "
+        "1 / mirror_coef in closed form).")
     mirror_schedule: Schedule = setting("constant", 'How mirror_coef moves: constant, linear (to 0) or power.')
     support_coef: float = setting(
         0.0, "Weight of KL(uniform || policy), exact over the legal moves: a barrier that keeps every legal "
         "move's probability away from 0 (its pull on a move grows as the move is dropped, where the entropy's "
         "fades). It biases the policy towards playing every move, so anneal it (support_schedule).")
     support_schedule: Schedule = setting("constant", 'How support_coef moves: constant, linear (to 0) or power.')
+    schedule_power: float = setting(
+        0.5, "Exponent of the regularizers' power schedules (magnet_coef, mirror_coef, support_coef: weight * "
+        "(1 + update)^-schedule_power).")
     support_until: float = setting(
         1.0, "Share of the run the support term lasts (0..1]: its schedule runs over that share (linear "
         "reaches 0 there) and the term is off after it. A share of total_steps: a run carried on to more "
@@ -469,31 +486,45 @@ class TrainConfig:
     evaluation: EvaluationSettings = dataclasses.field(default_factory=EvaluationSettings)
     network: NetworkSettings = dataclasses.field(default_factory=NetworkSettings)
     scale_out: ScaleOutSettings = dataclasses.field(default_factory=ScaleOutSettings)
+    sources: dict[str, str] = dataclasses.field(default_factory=dict, compare=False)
+    """Where each setting's value came from (`SOURCES`). A config made from its groups directly takes every
+    value as given, except those at the trainer's default."""
 
     @classmethod
     def of(cls, **settings) -> "TrainConfig":
-        """A config from flat settings (``TrainConfig.of(rules="small", magnet_coef=0.1)``), each in its group;
-        a ValueError names a setting that does not exist (or is gone, and what replaced it)."""
+        """A config from flat settings (``TrainConfig.of(rules="small", magnet_coef=0.1)``), each in its group,
+        the others at their defaults (`resolve_defaults`); a ValueError names a setting that does not exist (or
+        is gone, and what replaced it)."""
+        return cls.from_settings(settings)
+
+    @classmethod
+    def from_settings(cls, settings: dict, sources: dict[str, str] | None = None) -> "TrainConfig":
+        """`of`, with the source of each given setting (``sources``; GIVEN where it names none)."""
         check_names(settings)
+        values, resolved = resolve_defaults(settings, sources)
         grouped: dict[str, dict] = {group: {} for group in GROUPS}
-        for name, value in settings.items():
+        for name, value in values.items():
             grouped[GROUP_OF[name]][name] = value
-        return cls(**{group: GROUPS[group](**values) for group, values in grouped.items()})
+        return cls(**{group: GROUPS[group](**values) for group, values in grouped.items()}, sources=resolved)
 
     def __post_init__(self) -> None:
         for group, kind in GROUPS.items():
             if not isinstance(getattr(self, group), kind):
                 raise ValueError(f"TrainConfig.{group} must be a {kind.__name__}, got {shown(getattr(self, group))}")
+        if not self.sources:
+            self.sources = {name: DEFAULT if value == DEFAULTS[name] else GIVEN for name, value in self.to_dict().items()}
+        unknown = {name: source for name, source in self.sources.items() if name not in GROUP_OF or source not in SOURCES}
+        if unknown or set(self.sources) != set(GROUP_OF):
+            raise ValueError(f"TrainConfig.sources must name every setting's source, one of {', '.join(SOURCES)}; "
+                             f"got {unknown or sorted(set(GROUP_OF) ^ set(self.sources))}")
         for field_name in PLAYER_SPEC_FIELDS:
-            specs = self.get(field_name)
-            for spec in (specs if isinstance(specs, tuple) else ([specs] if specs else [])):
-                check_spec(field_name, spec)
+            for spec in self.specs(field_name):
+                check_spec_syntax(field_name, spec)
         if self.opponents.best_response:
-            self._set_up_best_response()
-        else:
-            self._take_deck_defaults()
-        if self.network.start_from != DEFAULTS["start_from"]:
-            self._set_up_start()
+            self._check_probe()
+        if self.network.start_from != DEFAULTS["start_from"] and self.opponents.best_response:
+            raise ValueError(f"start_from={self.network.start_from!r}: an approximate best response starts where "
+                             f"best_response_start says; leave start_from out")
         if self.ppo.policy_objective in ("mirror_fit", "searched_mirror"):
             self._check_mirror_fit()
         if self.ppo.policy_objective == "searched_mirror":
@@ -501,6 +532,20 @@ class TrainConfig:
         if self.scale_out.ray and self.scale_out.rollout_workers > self.run.num_envs:
             raise ValueError(f"rollout_workers={self.scale_out.rollout_workers} is more than num_envs="
                              f"{self.run.num_envs}: every actor needs at least one game slot")
+
+    def specs(self, field_name: str) -> tuple[str, ...]:
+        """The player specs a field of `PLAYER_SPEC_FIELDS` holds."""
+        specs = self.get(field_name)
+        return specs if isinstance(specs, tuple) else ((specs,) if specs else ())
+
+    def _check_probe(self) -> None:
+        """An exploiter plays its target alone: its `PROBE_SETTINGS` hold its own values."""
+        spec = self.opponents.best_response
+        for name in PROBE_SETTINGS:
+            value = exploiter_defaults(spec)[name]
+            if self.get(name) != value:
+                raise ValueError(f"best_response={spec!r} plays against that player alone: {name} must be left "
+                                 f"out or be {shown(value)}, got {shown(self.get(name))}")
 
     def _check_search(self) -> None:
         """searched_mirror weighs the other seat's hands by the collecting policy and plays both seats with it:
@@ -546,56 +591,6 @@ class TrainConfig:
         """A setting by its flat name."""
         return getattr(getattr(self, GROUP_OF[name]), name)
 
-    def _set(self, name: str, value) -> None:
-        setattr(getattr(self, GROUP_OF[name]), name, value)
-
-    def _set_up_best_response(self) -> None:
-        """The probe's settings: only the probed player, as opponent and in evaluation.
-
-        A setting the user changed to something else is an error, never silently replaced.
-        """
-        spec = self.opponents.best_response
-        probe = {"scripted_opponents": (spec,), "eval_opponents": (spec,), "self_play_weight": 0.0,
-                 "past_self_weight": 0.0, "scripted_weight": 1.0}
-        self._require_settings(probe, f"best_response={spec!r} plays against that player alone")
-        tables = [make_rules(self.run.rules, num_players=n) for n in self.run.num_players]
-        for rules in tables:
-            try:
-                make_policy(spec, rules)
-            except (CheckpointTableMismatch, ValueError) as error:
-                raise ValueError(f"best_response={spec!r} cannot play rules {self.run.rules!r} at "
-                                 f"{rules.num_players} players: {error}") from None
-        try:
-            start = self.network_start()
-        except (CheckpointTableMismatch, OSError) as error:
-            raise ValueError(f"best_response_start={self.opponents.best_response_start!r}: {error}") from None
-        assert start is not None  # an exploiter's start
-        if start.metadata is not None:  # the network's shape is the checkpoint's
-            self._require_settings(start_shape(start), f"the exploiter starts from {start.checkpoint}, whose "
-                                                       f"network has these settings")
-        learning_rate = WARM_LEARNING_RATE if start.checkpoint else FRESH_LEARNING_RATE
-        exploiter = {"learning_rate": learning_rate, "ent_coef": EXPLOITER_ENTROPY,
-                     "final_eval_games": EXPLOITER_EVAL_GAMES, **EXPLOITER_UNREGULARIZED}
-        for name, value in exploiter.items():  # the exploiter's own defaults, where the user left the trainer's
-            if self.get(name) == DEFAULTS[name]:
-                self._set(name, value)
-        if self.run.run_dir == DEFAULTS["run_dir"]:
-            self.run.run_dir = BEST_RESPONSE_RUN_DIR
-
-    def _set_up_start(self) -> None:
-        """start_from: a checkpoint that plays every table of the run; the network's shape is its."""
-        spec = self.network.start_from
-        if self.opponents.best_response:
-            raise ValueError(f"start_from={spec!r}: an approximate best response starts where best_response_start "
-                             f"says; leave start_from out")
-        try:
-            start = self.network_start()
-        except (CheckpointTableMismatch, OSError, ValueError) as error:
-            raise ValueError(f"start_from={spec!r}: {error}") from None
-        assert start is not None
-        self._require_settings(start_shape(start), f"the network starts from {spec}, whose network has these "
-                                                   f"settings")
-
     def network_start(self) -> NetworkStart | None:
         """Where the learner's network starts: an exploiter's start (`best_response_start`), `start_from`'s
         checkpoint, or None (fresh)."""
@@ -605,21 +600,6 @@ class TrainConfig:
         if self.network.start_from != DEFAULTS["start_from"]:
             return checkpoint_start(self.network.start_from, tables)
         return None
-
-    def _take_deck_defaults(self) -> None:
-        """The deck's own defaults (`DECK_DEFAULTS`) for the settings left at the trainer's."""
-        for name, value in DECK_DEFAULTS.get(self.run.rules, {}).items():
-            if self.get(name) == DEFAULTS[name]:
-                self._set(name, value)
-
-    def _require_settings(self, settings: dict, why: str) -> None:
-        """Set each of ``settings``; a ValueError saying ``why`` if the user set one to something else."""
-        for name, value in settings.items():
-            current = self.get(name)
-            if current not in (DEFAULTS[name], value):
-                raise ValueError(f"{why}: {name} must be left at its default or be {shown(value)}, got "
-                                 f"{shown(current)}")
-            self._set(name, value)
 
     @property
     def records_every_seat(self) -> bool:
@@ -654,6 +634,84 @@ class TrainConfig:
         return {name: value for group in GROUPS for name, value in dataclasses.asdict(getattr(self, group)).items()}
 
 
+def exploiter_defaults(target: str) -> dict:
+    """An exploiter's own defaults, for the settings a run does not give: it plays ``target`` alone
+    (`PROBE_SETTINGS`), as plain PPO (`EXPLOITER_UNREGULARIZED`, no entropy bonus), 10,000 games at the end,
+    into its own folder. Its learning rate depends on where its network starts (`resolve_start`)."""
+    return {"scripted_opponents": (target,), "eval_opponents": (target,), "self_play_weight": 0.0,
+            "past_self_weight": 0.0, "scripted_weight": 1.0, "ent_coef": EXPLOITER_ENTROPY,
+            "final_eval_games": EXPLOITER_EVAL_GAMES, "run_dir": BEST_RESPONSE_RUN_DIR, **EXPLOITER_UNREGULARIZED}
+
+
+def resolve_defaults(settings: dict, sources: dict[str, str] | None = None) -> tuple[dict, dict[str, str]]:
+    """(every setting's value, where each came from): the given ``settings`` as they are (labelled by
+    ``sources``, else GIVEN), else an exploiter's own default (with best_response), else the deck's
+    (`DECK_DEFAULTS`), else the trainer's.
+
+    The one place where a default other than the trainer's applies (the network start's are resolved when
+    the run starts, `resolve_start`): a given setting is never replaced."""
+    target = checked_value("best_response", settings.get("best_response", DEFAULTS["best_response"]))
+    rules = checked_value("rules", settings.get("rules", DEFAULTS["rules"]))
+    layers = ((EXPLOITER, exploiter_defaults(target) if target else {}),
+              (DECK, {} if target else DECK_DEFAULTS.get(rules, {})), (DEFAULT, DEFAULTS))
+    values, resolved = {}, {}
+    for name in DEFAULTS:
+        if name in settings:
+            values[name], resolved[name] = settings[name], (sources or {}).get(name, GIVEN)
+        else:
+            source, defaults = next((source, defaults) for source, defaults in layers if name in defaults)
+            values[name], resolved[name] = defaults[name], source
+    return values, resolved
+
+
+def other_defaults(name: str) -> str:
+    """What ``--help`` adds to a setting's text: its defaults other than the trainer's, from the tables
+    `resolve_defaults` reads."""
+    notes = [f"on {deck}: {shown(defaults[name])}" for deck, defaults in DECK_DEFAULTS.items() if name in defaults]
+    if name == "learning_rate":
+        notes.append(f"an exploiter: {EXPLOITER_LEARNING_RATES}")
+    elif name in exploiter_defaults("") and name not in PROBE_SETTINGS:
+        notes.append(f"an exploiter: {shown(exploiter_defaults('')[name])}")
+    return f" Unless given, {'; '.join(notes)}." if notes else ""
+
+
+def resolve_start(config: TrainConfig) -> TrainConfig:
+    """The config a run starts with, once the files it names are read: every player spec made (a checkpoint
+    read from disk), an exploiter's target checked on every table, and the settings the network's start fixes
+    (its shape, from the checkpoint; an exploiter's learning rate, lower from a network start) taken where
+    they were not given. A ValueError names a setting given otherwise, or a player that cannot play."""
+    for field_name in PLAYER_SPEC_FIELDS:
+        for spec in config.specs(field_name):
+            check_spec(field_name, spec)
+    values, sources = config.to_dict(), dict(config.sources)
+    spec = config.opponents.best_response or config.network.start_from
+    setting_name = "best_response_start" if config.opponents.best_response else "start_from"
+    if config.opponents.best_response:
+        for rules in (make_rules(config.run.rules, num_players=n) for n in config.run.num_players):
+            try:
+                make_policy(spec, rules)
+            except (CheckpointTableMismatch, ValueError) as error:
+                raise ValueError(f"best_response={spec!r} cannot play rules {config.run.rules!r} at "
+                                 f"{rules.num_players} players: {error}") from None
+    try:
+        start = config.network_start()
+    except (CheckpointTableMismatch, OSError, ValueError) as error:
+        raise ValueError(f"{setting_name}={config.get(setting_name)!r}: {error}") from None
+    if start is None:
+        return config
+    fixed = start_shape(start) if start.metadata is not None else {}
+    for name, value in fixed.items():
+        if sources[name] == GIVEN and values[name] != value:
+            raise ValueError(f"the network starts from {start.checkpoint}, whose network has these settings: {name} "
+                             f"must be left out or be {shown(value)}, got {shown(values[name])}")
+        if sources[name] != GIVEN:
+            values[name], sources[name] = value, START
+    if config.opponents.best_response and sources["learning_rate"] != GIVEN:
+        values["learning_rate"] = WARM_LEARNING_RATE if start.checkpoint else FRESH_LEARNING_RATE
+        sources["learning_rate"] = EXPLOITER
+    return TrainConfig.from_settings(values, sources)
+
+
 def check_names(settings: dict) -> None:
     """A ValueError for a setting that does not exist: a removed one says what replaced it."""
     for name in settings:
@@ -678,10 +736,22 @@ def check_limit(name: str, value, low, high) -> None:
         raise ValueError(f"{name} must be in {low}..{high}, got {shown(value)}")
 
 
-def check_spec(field_name: str, spec: str) -> None:
-    """ValueError naming the field unless ``spec`` makes a player (a checkpoint is looked for on disk)."""
+def check_spec_syntax(field_name: str, spec: str) -> None:
+    """ValueError naming the field unless ``spec`` is written as a player spec of a known player (no file read)."""
     if spec != spec.strip():
         raise ValueError(f"{field_name}: {spec!r} has spaces around it; write the spec as {spec.strip()!r}")
+    try:
+        name = parse_spec(spec)[0]
+    except ValueError as error:
+        raise ValueError(f"{field_name}: {error}") from None
+    if name not in known_players():
+        raise ValueError(f"{field_name}: unknown player {name!r} in spec {spec!r}; known players: "
+                         f"{', '.join(known_players())}")
+
+
+def check_spec(field_name: str, spec: str) -> None:
+    """ValueError naming the field unless ``spec`` makes a player (a checkpoint is read from disk)."""
+    check_spec_syntax(field_name, spec)
     try:
         make_policy(spec, make_rules("standard"))
     except CheckpointTableMismatch:

@@ -16,13 +16,16 @@ term joins):
 legal action: the distillation).
 
 A term reads one minibatch (`Minibatch`: the network's outputs on its rows and the batch's targets) and
-gives its unweighted value, which is also what the update reports under the term's name. Adding a term
-to the trainer is writing one class and listing it in `loss_terms`.
+gives its unweighted value, which the update reports under the term's name, beside any side statistics
+the term names in ``reports``. Adding a term to the trainer is writing one class (what it computes, and in
+`LossTerm.join` when it joins an update and with what weight) and listing it once in `LOSS_TERMS`: its
+statistics reach ``metrics.csv`` and TensorBoard from there (`loss_statistics`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import torch
 
@@ -65,11 +68,44 @@ class Minibatch:
 
 
 @dataclass
+class UpdateLoss:
+    """What decides an update's terms: its settings (``ppo``: a `PPOSettings`) and, for the whole batch, the KL
+    terms' weights and reference log-probabilities, the mirror step's targets and the rows they count."""
+
+    ppo: object
+    magnet_coef: float = 0.0
+    magnet: torch.Tensor | None = None
+    mirror_coef: float = 0.0
+    collecting: torch.Tensor | None = None
+    """The log-probabilities of the policy that collected the batch (the mirror term's reference)."""
+    support_coef: float = 0.0
+    mirror_target: torch.Tensor | None = None
+    """The batch's closed-form mirror-step targets (policy objectives mirror_fit and searched_mirror)."""
+    mirror_weights: torch.Tensor | None = None
+    """How much each row's target counts (searched_mirror: the searched rows)."""
+    distill_action_values: bool = False
+    """The mirror fit's action values learn the returns in a privileged critic and the actor's head from them."""
+
+    @property
+    def fitting(self) -> bool:
+        """Whether the policy term is the mirror fit's (whose target holds the magnet and the mirror step)."""
+        return self.ppo.policy_objective in MIRROR_STEP_OBJECTIVES  # type: ignore[attr-defined]
+
+
+@dataclass
 class LossTerm:
     """A named piece of the loss: ``weight * value(minibatch)`` joins the total; ``name`` is its statistic."""
 
-    name: str
     weight: float
+    name: ClassVar[str]
+    """The statistic the term's unweighted value is reported as."""
+    reports: ClassVar[tuple[str, ...]] = ()
+    """Every statistic the term reports: its name and its side statistics."""
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> "LossTerm | None":
+        """The term as this update uses it (its weight and references), or None when it has no part in it."""
+        raise NotImplementedError
 
     def value(self, batch: Minibatch) -> torch.Tensor:
         raise NotImplementedError
@@ -79,12 +115,32 @@ class LossTerm:
         return {}
 
 
+def mirror_fit_target(action_values: torch.Tensor, collecting: torch.Tensor, magnet: torch.Tensor | None,
+                      legal: torch.Tensor, *, step_size: float, temperature: float) -> torch.Tensor:
+    """[B, A]: at each decision the policy that maximizes ``<q, pi> - KL(pi, collecting) / step_size -
+    temperature * KL(pi, magnet)``, which is ``pi ∝ exp((step_size * q + step_size * temperature * log magnet
+    + log collecting) / (1 + step_size * temperature))`` (magnetic mirror descent's step in closed form,
+    Sokota et al. 2023); ``collecting`` and ``magnet`` as log-probabilities (no magnet: temperature 0)."""
+    regularized = step_size * temperature if magnet is not None else 0.0
+    logits = step_size * action_values + collecting
+    if magnet is not None:
+        logits = logits + regularized * magnet
+    logits = torch.where(legal, logits / (1.0 + regularized), torch.full_like(logits, -torch.inf))
+    return torch.softmax(logits, dim=-1)
+
+
 @dataclass
 class ClippedPolicy(LossTerm):
     """PPO's clipped surrogate, to minimise: the pessimistic side of ``ratio * advantage``."""
 
     clip_coef: float = 0.2
     last: dict[str, float] = field(default_factory=dict)
+    name: ClassVar[str] = "policy_loss"
+    reports: ClassVar[tuple[str, ...]] = ("policy_loss", "approx_kl", "clip_fraction")
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        return None if update.fitting else cls(1.0, update.ppo.clip_coef)  # type: ignore[attr-defined]
 
     def value(self, batch: Minibatch) -> torch.Tensor:
         log_ratio = batch.log_prob - batch.old_log_prob
@@ -100,35 +156,6 @@ class ClippedPolicy(LossTerm):
         return self.last
 
 
-class ValueLoss(LossTerm):
-    """Half the squared error of the value estimate against the GAE returns."""
-
-    def value(self, batch: Minibatch) -> torch.Tensor:
-        return 0.5 * ((batch.values - batch.returns) ** 2).mean()
-
-
-class ActionValueLoss(LossTerm):
-    """Half the squared error of the action-value head's estimate of the action taken against the returns."""
-
-    def value(self, batch: Minibatch) -> torch.Tensor:
-        if batch.taken_action_value is None:
-            raise ValueError("the action-value term needs a network with an action-value head")
-        return 0.5 * ((batch.taken_action_value - batch.returns) ** 2).mean()
-
-
-class ActionValueDistillation(LossTerm):
-    """Half the squared error, over the legal actions, of the actor's action values against the privileged
-    critic's (held fixed): its minimum is each information set's mean of the privileged values over the
-    histories it holds, the set's action values, with a target for every legal action of every decision
-    rather than the taken one's return alone."""
-
-    def value(self, batch: Minibatch) -> torch.Tensor:
-        if batch.action_values is None or batch.privileged_action_values is None:
-            raise ValueError("the distillation term needs the actor's and the privileged critic's action values")
-        error = torch.where(batch.legal, batch.action_values - batch.privileged_action_values.detach(), 0.0)
-        return 0.5 * ((error ** 2).sum(dim=-1) / batch.legal.sum(dim=-1)).mean()
-
-
 @dataclass
 class MirrorFit(LossTerm):
     """The cross-entropy from the batch's closed-form mirror-descent targets (`mirror_fit_target`) to the
@@ -139,6 +166,12 @@ class MirrorFit(LossTerm):
     """[N] float: how much each row of the batch counts (searched_mirror: 1 where its values were searched,
     0 elsewhere); None: every row alike."""
     last: dict[str, float] = field(default_factory=dict)
+    name: ClassVar[str] = "policy_loss"
+    reports: ClassVar[tuple[str, ...]] = ("policy_loss", "approx_kl")
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        return cls(1.0, update.mirror_target, update.mirror_weights) if update.fitting else None
 
     def value(self, batch: Minibatch) -> torch.Tensor:
         if self.target is None:
@@ -157,29 +190,80 @@ class MirrorFit(LossTerm):
         return self.last
 
 
-def mirror_fit_target(action_values: torch.Tensor, collecting: torch.Tensor, magnet: torch.Tensor | None,
-                      legal: torch.Tensor, *, step_size: float, temperature: float) -> torch.Tensor:
-    """[B, A]: at each decision the policy that maximizes ``<q, pi> - KL(pi, collecting) / step_size -
-    temperature * KL(pi, magnet)``, which is ``pi ∝ exp((step_size * q + step_size * temperature * log magnet
-    + log collecting) / (1 + step_size * temperature))`` (magnetic mirror descent's step in closed form,
-    Sokota et al. 2023); ``collecting`` and ``magnet`` as log-probabilities (no magnet: temperature 0)."""
-    regularized = step_size * temperature if magnet is not None else 0.0
-    logits = step_size * action_values + collecting
-    if magnet is not None:
-        logits = logits + regularized * magnet
-    logits = torch.where(legal, logits / (1.0 + regularized), torch.full_like(logits, -torch.inf))
-    return torch.softmax(logits, dim=-1)
+class ValueLoss(LossTerm):
+    """Half the squared error of the value estimate against the GAE returns."""
+
+    name = "value_loss"
+    reports = ("value_loss",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        return cls(update.ppo.vf_coef)  # type: ignore[attr-defined]
+
+    def value(self, batch: Minibatch) -> torch.Tensor:
+        return 0.5 * ((batch.values - batch.returns) ** 2).mean()
 
 
 class Entropy(LossTerm):
     """The mean entropy over the legal actions (a bonus: its weight is ``-ent_coef``)."""
 
+    name = "entropy"
+    reports = ("entropy",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        return cls(-update.ppo.ent_coef)  # type: ignore[attr-defined]
+
     def value(self, batch: Minibatch) -> torch.Tensor:
         return batch.entropy.mean()
 
 
+class ActionValueLoss(LossTerm):
+    """Half the squared error of the action-value head's estimate of the action taken against the returns."""
+
+    name = "action_value_loss"
+    reports = ("action_value_loss",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        return cls(update.ppo.vf_coef) if update.ppo.policy_objective == "mirror_fit" else None  # type: ignore[attr-defined]
+
+    def value(self, batch: Minibatch) -> torch.Tensor:
+        if batch.taken_action_value is None:
+            raise ValueError("the action-value term needs a network with an action-value head")
+        return 0.5 * ((batch.taken_action_value - batch.returns) ** 2).mean()
+
+
+class ActionValueDistillation(LossTerm):
+    """Half the squared error, over the legal actions, of the actor's action values against the privileged
+    critic's (held fixed): its minimum is each information set's mean of the privileged values over the
+    histories it holds, the set's action values, with a target for every legal action of every decision
+    rather than the taken one's return alone."""
+
+    name = "action_value_distillation"
+    reports = ("action_value_distillation",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        mirror_fit = update.ppo.policy_objective == "mirror_fit"  # type: ignore[attr-defined]
+        return cls(update.ppo.vf_coef) if mirror_fit and update.distill_action_values else None  # type: ignore[attr-defined]
+
+    def value(self, batch: Minibatch) -> torch.Tensor:
+        if batch.action_values is None or batch.privileged_action_values is None:
+            raise ValueError("the distillation term needs the actor's and the privileged critic's action values")
+        error = torch.where(batch.legal, batch.action_values - batch.privileged_action_values.detach(), 0.0)
+        return 0.5 * ((error ** 2).sum(dim=-1) / batch.legal.sum(dim=-1)).mean()
+
+
 class HandPrediction(LossTerm):
     """Squared error of the hand head's guesses of every hidden card (an auxiliary task)."""
+
+    name = "hand_loss"
+    reports = ("hand_loss",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        return cls(update.ppo.hand_coef) if update.ppo.hand_coef > 0 else None  # type: ignore[attr-defined]
 
     def value(self, batch: Minibatch) -> torch.Tensor:
         if batch.hands is None or batch.hidden is None:
@@ -190,7 +274,7 @@ class HandPrediction(LossTerm):
 @dataclass
 class KLToReference(LossTerm):
     """The exact ``KL(policy || reference)`` over the legal actions, the reference's log-probabilities given
-    for the whole batch (a magnet, or the policy that collected the batch: the mirror-descent step)."""
+    for the whole batch. With the mirror fit the KL is in the fit's target and is only reported (weight 0)."""
 
     reference: torch.Tensor | None = None
 
@@ -200,40 +284,60 @@ class KLToReference(LossTerm):
         return kl_over_legal(batch.log_probs, self.reference[batch.rows], batch.legal).mean()
 
 
+class MagnetKL(KLToReference):
+    """``KL(policy || magnet)``: regularized self-play's pull towards the magnet."""
+
+    name = "magnet_kl"
+    reports = ("magnet_kl",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        if update.magnet_coef <= 0:
+            return None
+        return cls(0.0 if update.fitting else update.magnet_coef, update.magnet)
+
+
+class MirrorKL(KLToReference):
+    """``KL(policy || the policy that collected the batch)``: the mirror-descent step."""
+
+    name = "mirror_kl"
+    reports = ("mirror_kl",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        if update.mirror_coef <= 0:
+            return None
+        return cls(0.0 if update.fitting else update.mirror_coef, update.collecting)
+
+
 class SupportKL(LossTerm):
     """The exact ``KL(uniform || policy)`` over the legal actions: a barrier against dropping a legal move."""
+
+    name = "support_kl"
+    reports = ("support_kl",)
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        return cls(update.support_coef) if update.support_coef > 0 else None
 
     def value(self, batch: Minibatch) -> torch.Tensor:
         return kl_from_uniform(batch.log_probs, batch.legal).mean()
 
 
-def loss_terms(ppo, *, magnet_coef: float = 0.0, magnet: torch.Tensor | None = None, mirror_coef: float = 0.0,
-               collecting: torch.Tensor | None = None, support_coef: float = 0.0,
-               mirror_target: torch.Tensor | None = None, mirror_weights: torch.Tensor | None = None,
-               distill_action_values: bool = False) -> list[LossTerm]:
-    """The terms of one update's loss, in the order they are summed (``ppo``: a `PPOSettings`, its clip and
-    weights; the KL terms' weights and reference policies for the whole batch as given; ``mirror_target``:
-    the batch's closed-form targets, for ``policy_objective`` mirror_fit or searched_mirror, whose magnet and
-    mirror KLs are then in the target and are only reported; ``mirror_weights``: how much each row's target
-    counts (searched_mirror: the searched rows); ``distill_action_values``: the mirror fit's action values learn
-    the returns in a privileged critic and the actor's head learns from them)."""
-    fitting = ppo.policy_objective in MIRROR_STEP_OBJECTIVES
-    policy = (MirrorFit("policy_loss", 1.0, mirror_target, mirror_weights) if fitting
-              else ClippedPolicy("policy_loss", 1.0, ppo.clip_coef))
-    terms: list[LossTerm] = [policy, ValueLoss("value_loss", ppo.vf_coef), Entropy("entropy", -ppo.ent_coef)]
-    if ppo.policy_objective == "mirror_fit":
-        terms.append(ActionValueLoss("action_value_loss", ppo.vf_coef))
-        if distill_action_values:
-            terms.append(ActionValueDistillation("action_value_distillation", ppo.vf_coef))
-    if ppo.hand_coef > 0:
-        terms.append(HandPrediction("hand_loss", ppo.hand_coef))
-    if magnet_coef > 0:
-        terms.append(KLToReference("magnet_kl", 0.0 if fitting else magnet_coef, magnet))
-    if mirror_coef > 0:
-        terms.append(KLToReference("mirror_kl", 0.0 if fitting else mirror_coef, collecting))
-    if support_coef > 0:
-        terms.append(SupportKL("support_kl", support_coef))
-    return terms
+LOSS_TERMS: tuple[type[LossTerm], ...] = (ClippedPolicy, MirrorFit, ValueLoss, Entropy, ActionValueLoss,
+                                          ActionValueDistillation, HandPrediction, MagnetKL, MirrorKL, SupportKL)
+"""Every term the trainer knows, in the order an update sums them: the one list a term is added to."""
+
+
+def loss_terms(update: UpdateLoss) -> list[LossTerm]:
+    """The terms of one update's loss, in the order they are summed: each of `LOSS_TERMS` that joins it."""
+    return [term for term in (kind.join(update) for kind in LOSS_TERMS) if term is not None]
+
+
+def loss_statistics() -> tuple[str, ...]:
+    """Every statistic the terms of `LOSS_TERMS` report, in their order, each once: the loss columns of
+    ``metrics.csv`` (a term absent from an update reports 0 there)."""
+    return tuple(dict.fromkeys(name for kind in LOSS_TERMS for name in kind.reports))
 
 
 def total_loss(terms: list[LossTerm], batch: Minibatch) -> tuple[torch.Tensor, dict[str, float]]:

@@ -76,13 +76,6 @@ def gae(values: np.ndarray, recorded: np.ndarray, rewards: np.ndarray, dones: np
     return advantages
 
 
-LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "hand_loss", "action_value_loss",
-              "action_value_distillation")
-"""Per-update loss statistics returned by `ppo_update` (each a mean over its gradient steps)."""
-REGULARIZER_STATS = ("magnet_kl", "mirror_kl", "support_kl")
-"""What `ppo_update` adds to them when the update is regularized."""
-
-
 @dataclass
 class Regularization:
     """This update's KL terms (`rouba_training.regularizers`): their weights and the magnet's network
@@ -132,9 +125,10 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     ``batch`` is a `rouba_training.rollout.Batch`; ``ppo`` the update's settings (its clip, loss weights,
     minibatch size, epochs and gradient clip). ``regularization`` adds the exact KL terms to a magnet and to
     the collecting policy (the network as it is when called). ``update`` names the update in an error.
-    Returns the mean of each of `LOSS_STATS` (and, regularized, `REGULARIZER_STATS`) over the gradient steps.
+    Returns the mean of each of the terms' statistics (`rouba_training.losses.loss_statistics`) over the
+    gradient steps, 0 for a term this update leaves out.
     """
-    from rouba_training.losses import Minibatch, loss_terms, mirror_fit_target, total_loss
+    from rouba_training.losses import Minibatch, UpdateLoss, loss_statistics, loss_terms, mirror_fit_target, total_loss
     from rouba_training.regularizers import uniform_log_probs
 
     network.train()
@@ -174,8 +168,8 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             kl_terms["mirror_target"] = mirror_fit_target(
                 frozen_values, collecting, kl_terms["magnet"], legal,
                 step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
-    terms = loss_terms(ppo, **kl_terms, distill_action_values=network.privileged)
-    reported = LOSS_STATS + (REGULARIZER_STATS if kl_terms else ())
+    terms = loss_terms(UpdateLoss(ppo, **kl_terms, distill_action_values=network.privileged))
+    reported = loss_statistics()
     stats: dict[str, list[float]] = {name: [] for name in reported}
     for _ in range(ppo.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)

@@ -47,7 +47,7 @@ CHECKPOINT_KEYS = {"config": dict, "network": dict, "optimizer": dict, "pool": d
 COUNT_KEYS = ("learner_steps", "engine_steps", "games", "update")
 """Fields that count something, so are never negative."""
 OPTIONAL_KEYS = ("torch_rng", "generator", "observation_version", "latest_eval", "weight_average", "snapshot_magnet",
-                 "start_eval", "evaluation_seconds", "total_steps_asked")
+                 "start_eval", "evaluation_seconds", "total_steps_asked", "config_sources")
 """Fields a resume file may hold besides `CHECKPOINT_KEYS`; anything else is refused unread."""
 MAX_CSV_BYTES = 256 * 1024 * 1024
 """A run's metrics.csv or eval.csv larger than this is not one of ours (a run writes a few hundred bytes an update)."""

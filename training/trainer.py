@@ -25,12 +25,13 @@ from rouba_env.files import write_atomically
 from rouba_env.players.registry import make_policy
 from rouba_env.rules.config import make_rules
 from rouba_training.best_response import describe_bound, exact_target, exploitability_bound
-from rouba_training.config import TrainConfig
+from rouba_training.config import TrainConfig, resolve_start
 from rouba_training.learner import RunProgress, build_learner
 from rouba_training.network import save_policy
 from rouba_training.periodic_evaluation import evaluate_network
 from rouba_training.plots import plot_learning_curve
-from rouba_training.ppo import LOSS_STATS, REGULARIZER_STATS, Regularization, ppo_update
+from rouba_training.losses import loss_statistics
+from rouba_training.ppo import Regularization, ppo_update
 from rouba_training.regularizers import scheduled, scheduled_until
 from rouba_training.rollout import Collector, LocalCollector, SelfPlayGames
 from rouba_training.searched_values import SEARCH_STATS, DecisionSearch
@@ -53,12 +54,18 @@ from rouba_training.run_folder import (
     truncate_rows,
 )
 
-METRIC_FIELDS = [
-    "update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second",
-    "learning_rate", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
-    "train_reward", "pool_size", "hand_loss", "magnet_kl", "mirror_kl", "support_kl", "action_value_loss",
-    "action_value_distillation", *SEARCH_STATS,
-]
+RUN_FIELDS = ("update", "learner_steps", "engine_steps", "games", "seconds", "steps_per_second")
+"""The columns of ``metrics.csv`` that count the run (TensorBoard's axis is learner_steps)."""
+UPDATE_FIELDS = ("learning_rate", "train_reward", "pool_size")
+"""The update's own columns, before its loss terms' statistics (`metric_fields`)."""
+
+
+def metric_fields() -> list[str]:
+    """The columns of ``metrics.csv``: the run's counts, the update's, every loss term's statistics
+    (`rouba_training.losses.loss_statistics`) and the search's."""
+    return [*RUN_FIELDS, *UPDATE_FIELDS, *loss_statistics(), *SEARCH_STATS]
+
+
 EVAL_FIELDS = ["update", "learner_steps", "opponent", "games", "win_rate", "win_low", "win_high",
                "mean_margin", "mean_score", "kind", "nash_conv", "margin_low", "margin_high", "bound", "bound_low",
                "bound_high", "exact_value", "exact_best_response"]
@@ -115,7 +122,7 @@ class Trainer:
 
     def __init__(self, config: TrainConfig, *, resume: bool = False, command: str | None = None,
                  overwrite: bool = False, saved: dict | None = None):
-        self.config = config
+        self.config = config = resolve_start(config)  # the files it names read, its network start's settings
         self.resume = resume
         self.run_dir = run_dir = Path(config.run.run_dir)
         # Everything the run will use is resolved before the folder is touched: a bad rules preset or player
@@ -186,7 +193,7 @@ class Trainer:
 
     def state_dict(self) -> dict:
         """What a checkpoint holds: the settings, the learner, the progress and the random generators."""
-        return {"config": self.config.to_dict(), **self.learner.state_dict(), **self.run_progress.state_dict(),
+        return {"config": self.config.to_dict(), "config_sources": self.config.sources, **self.learner.state_dict(), **self.run_progress.state_dict(),
                 "numpy_rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                 "generator": self.generator.get_state(), "observation_version": OBSERVATION_VERSION}
 
@@ -221,7 +228,8 @@ class Trainer:
         save_policy(self.run_dir / POLICY_DIR, self.learner.network, self.tables[0], max_players=self.max_players,
                     extra={
             "learner_steps": run.learner_steps, "update": run.update, "command": self.command,
-            "train_config": config.to_dict(), "num_players_trained": list(config.run.num_players),
+            "train_config": config.to_dict(), "train_config_sources": config.sources,
+            "num_players_trained": list(config.run.num_players),
             "evaluation": run.latest_eval,
         })
 
@@ -261,12 +269,12 @@ class Trainer:
         update = self.run_progress.update
         terms = Regularization(
             magnet_coef=scheduled(config.regularizers.magnet_schedule, config.regularizers.magnet_coef, progress, update,
-                                  power=config.ppo.schedule_power),
+                                  power=config.regularizers.schedule_power),
             mirror_coef=scheduled(config.regularizers.mirror_schedule, config.regularizers.mirror_coef, progress, update,
-                                  power=config.ppo.schedule_power),
+                                  power=config.regularizers.schedule_power),
             magnet=learner.magnet(config.regularizers),
             support_coef=scheduled_until(config.regularizers.support_schedule, config.regularizers.support_coef, progress, update,
-                                         until=config.regularizers.support_until, power=config.ppo.schedule_power))
+                                         until=config.regularizers.support_until, power=config.regularizers.schedule_power))
         return terms if terms.magnet_coef > 0 or terms.mirror_coef > 0 or terms.support_coef > 0 else None
 
     def update(self) -> dict:
@@ -277,7 +285,7 @@ class Trainer:
         for group in optimizer.param_groups:
             group["lr"] = scheduled(config.ppo.learning_rate_schedule, config.ppo.learning_rate,
                                     run.learner_steps / config.run.total_steps, run.update,
-                                    floor=config.ppo.learning_rate_floor, power=config.ppo.schedule_power)
+                                    floor=config.ppo.learning_rate_floor, power=config.ppo.learning_rate_power)
         network.eval()
         self.threads.collection_started()
         batch = self.collector.collect(network)
@@ -293,15 +301,16 @@ class Trainer:
             "games": run.games,
             "seconds": round(run.seconds, 2), "steps_per_second": round(size / seconds, 1),
             "learning_rate": optimizer.param_groups[0]["lr"],
-            **{name: stats[name] for name in LOSS_STATS},
             "train_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
             "pool_size": len(learner.pool.snapshots),
+            **stats,
+            **{name: batch.search_statistics.get(name, 0.0) for name in SEARCH_STATS},
         }
-        row.update({name: stats.get(name, 0.0) for name in REGULARIZER_STATS})
-        row.update({name: batch.search_statistics.get(name, 0.0) for name in SEARCH_STATS})
-        append_rows(self.run_dir / METRICS_FILE, METRIC_FIELDS, [row])
-        for name in METRIC_FIELDS[5:]:
-            self.writer.add_scalar(f"train/{name}", row[name], run.learner_steps)
+        fields = metric_fields()
+        append_rows(self.run_dir / METRICS_FILE, fields, [row])
+        for name in fields:
+            if name not in RUN_FIELDS:
+                self.writer.add_scalar(f"train/{name}", row[name], run.learner_steps)
         if run.update % config.opponents.snapshot_interval == 0:
             learner.pool.add_snapshot(network, run.learner_steps)
         return row | {"batch_size": size}

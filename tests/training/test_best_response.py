@@ -14,7 +14,7 @@ from rouba_env.solve.exploitability import best_response, policy_strategy
 from rouba_env.solve.game_tree import GameTree
 from rouba_training.best_response import exploiter_start
 from rouba_training.cli import main as train_main
-from rouba_training.config import TrainConfig
+from rouba_training.config import TrainConfig, resolve_start
 from rouba_training.learner import build_learner
 from rouba_training.network import playing_network
 from rouba_training.periodic_evaluation import EVAL_SEED
@@ -84,7 +84,7 @@ def test_a_scripted_target_starts_from_the_strongest_shipped_network_that_plays_
 
 
 def test_a_network_start_fixes_the_shape_to_the_checkpoints():
-    config = TrainConfig.of(best_response="checkpoint:2p")
+    config = resolve_start(TrainConfig.of(best_response="checkpoint:2p"))
     assert (config.network.architecture, config.network.hidden_sizes, config.network.critic) == ("rank", (128, 64), "privileged")
     assert config.evaluation.final_eval_games >= 10_000 and config.ppo.learning_rate < 1e-3
 
@@ -100,7 +100,7 @@ BAD_EXPLOITERS = [
     (["--best-response", "greedy", "--best-response-start", "bogus"], "best_response_start must be auto, fresh"),
     (["--best-response", "greedy", "--best-response-temperature", "0.5"], "best_response_temperature must be in"),
     (["--best-response-start", "fresh"], "it needs best_response"),
-    (["--best-response", "greedy", "--hidden-sizes", "16", "8"], "hidden_sizes must be left at its default"),
+    (["--best-response", "greedy", "--hidden-sizes", "16", "8"], "hidden_sizes must be left out or be"),
 ]
 
 
@@ -108,7 +108,7 @@ BAD_STARTS = [
     (["--start-from", "checkpoint:2p", "--rules", "mini"], "start_from='checkpoint:2p': checkpoint '2p' was trained "
                                                            "with other rules"),
     (["--start-from", "auto"], "a network starts fresh or from a checkpoint spec"),
-    (["--start-from", "checkpoint:2p", "--hidden-sizes", "64", "32"], "hidden_sizes must be left at its default"),
+    (["--start-from", "checkpoint:2p", "--hidden-sizes", "64", "32"], "hidden_sizes must be left out or be"),
     (["--start-from", "checkpoint:2p", "--best-response", "heuristic"], "leave start_from out"),
     (["--start-from", "checkpoint:/no/such/folder"], "no checkpoint at '/no/such/folder'"),
 ]
@@ -136,7 +136,8 @@ def test_a_run_starts_from_a_checkpoint_with_its_weights_and_shape(tmp_path, min
     config = TrainConfig.of(run_dir=str(tmp_path), rules="mini", start_from=mini_target, total_steps=200,
                             final_eval_games=0, scripted_opponents=("greedy",), eval_opponents=("random",),
                             **TINY_EXPLOITER)
-    assert config.network.hidden_sizes == (16, 8)  # the checkpoint's, not the trainer's default
+    config = resolve_start(config)  # the checkpoint read when the run starts
+    assert config.network.hidden_sizes == (16, 8) and config.sources["hidden_sizes"] == "start"  # not the trainer's
     rules = preset("mini")
     learner = build_learner(config, [rules], 2, device=torch.device("cpu"))
     target = make_policy(mini_target, rules)  # greedy: the first legal move of the highest logit

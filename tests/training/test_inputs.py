@@ -8,13 +8,15 @@ import torch
 from rouba_env.players.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_WIDTH
 from rouba_training.cli import main as train_main
 from rouba_training.cli import load_toml
-from rouba_training.config import LIMITS, TrainConfig
+from rouba_training.config import (
+    DECK, DECK_DEFAULTS, DEFAULT, DEFAULTS, EXPLOITER, EXPLOITER_UNREGULARIZED, GIVEN, LIMITS, PROBE_SETTINGS, START,
+    TrainConfig, exploiter_defaults, resolve_start,
+)
 from tests.training.test_train import TINY_FLAGS
 
 BAD_SETTINGS = [
     ("rules", "nope", "rules: unknown rules preset 'nope'"),
     ("scripted_opponents", ("nope",), "scripted_opponents: unknown player 'nope'"),
-    ("eval_opponents", ("checkpoint:missing",), "eval_opponents: no checkpoint at 'missing'"),
     ("best_response", "nope", "best_response: unknown player 'nope'"),
     ("num_players", (2, 2), "each table size once"),
     ("num_players", (9,), "table sizes in 2..8"),
@@ -258,3 +260,63 @@ def test_settings_are_grouped_by_concern_and_spelled_flat():
         TrainConfig.of(magnet_strength=1.0)
     with pytest.raises(ValueError, match="architecture must be one of rank, mlp, got 'cnn'"):
         TrainConfig.of(architecture="cnn")
+
+
+def test_making_a_config_reads_no_file_and_the_run_start_reads_the_checkpoints_it_names(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = TrainConfig.of(eval_opponents=("checkpoint:missing",), start_from="checkpoint:elsewhere")
+    assert config.sources["eval_opponents"] == GIVEN
+    with pytest.raises(ValueError, match="eval_opponents: no checkpoint at 'missing'"):
+        resolve_start(config)
+    with pytest.raises(ValueError, match="scripted_opponents: unknown player 'nope'"):  # a spec's syntax at once
+        TrainConfig.of(scripted_opponents=("nope",))
+
+
+@pytest.mark.parametrize("deck", sorted(DECK_DEFAULTS))
+def test_a_given_value_equal_to_the_trainers_default_survives_on_every_deck(deck):
+    taken = TrainConfig.of(rules=deck)
+    for name, value in DECK_DEFAULTS[deck].items():
+        assert taken.get(name) == value and taken.sources[name] == DECK
+        given = TrainConfig.of(rules=deck, **{name: DEFAULTS[name]})
+        assert given.get(name) == DEFAULTS[name] and given.sources[name] == GIVEN, name
+
+
+def test_a_given_value_equal_to_the_trainers_default_survives_in_an_exploiter():
+    exploiter = resolve_start(TrainConfig.of(best_response="checkpoint:2p"))
+    regularized = {**{name: DEFAULTS[name] for name in EXPLOITER_UNREGULARIZED}, "learning_rate": DEFAULTS["learning_rate"],
+                   "ent_coef": DEFAULTS["ent_coef"], "final_eval_games": DEFAULTS["final_eval_games"]}
+    given = resolve_start(TrainConfig.of(best_response="checkpoint:2p", **regularized))
+    for name, value in regularized.items():
+        assert exploiter.sources[name] == EXPLOITER, name
+        assert given.get(name) == value and given.sources[name] == GIVEN, name
+    assert exploiter.ppo.learning_rate != DEFAULTS["learning_rate"] and exploiter.regularizers.magnet == "none"
+    assert exploiter.network.critic == "privileged" and exploiter.sources["critic"] == START
+    assert exploiter.sources["num_envs"] == DEFAULT and exploiter.run.num_envs == DEFAULTS["num_envs"]  # no deck's
+    for name in PROBE_SETTINGS:
+        assert exploiter.get(name) == exploiter_defaults("checkpoint:2p")[name]
+    with pytest.raises(ValueError, match="scripted_weight must be left out or be 1.0, got 0.5"):
+        TrainConfig.of(best_response="heuristic", scripted_weight=0.5)
+
+
+def test_the_command_line_gives_only_the_flags_it_names():
+    from rouba_training.cli import config_from_args
+
+    config, _ = config_from_args(["--rules", "mini", "--num-envs", "1024", "--no-progress"])
+    assert config.run.num_envs == 1024 and config.sources["num_envs"] == GIVEN
+    assert config.run.total_steps == DECK_DEFAULTS["mini"]["total_steps"] and config.sources["total_steps"] == DECK
+    assert config.sources["progress"] == GIVEN and config.sources["seed"] == DEFAULT
+
+
+def test_a_mini_run_given_1024_games_trains_with_1024_and_saves_where_each_setting_came_from(tmp_path):
+    import json
+
+    run_dir = tmp_path / "run"
+    assert train_main(["--rules", "mini", "--num-envs", "1024", "--rollout-steps", "1", "--total-steps", "1",
+                       "--eval-interval", "0", "--final-eval-games", "0", "--architecture", "mlp",
+                       "--hidden-sizes", "8", "--no-progress", "--run-dir", str(run_dir)]) == 0
+    metadata = json.loads((run_dir / "policy" / "metadata.json").read_text())
+    assert metadata["train_config"]["num_envs"] == 1024 and metadata["learner_steps"] >= 1024
+    sources = metadata["train_config_sources"]
+    assert sources["num_envs"] == sources["rules"] == GIVEN and sources["seed"] == DEFAULT
+    saved = torch.load(run_dir / "checkpoint.pt", weights_only=True)
+    assert saved["config_sources"] == sources

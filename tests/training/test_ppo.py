@@ -53,10 +53,10 @@ def one_row(new_log_prob, advantage, value=0.5, entropy=0.7):
 def test_the_loss_terms_hand_computed():
     from types import SimpleNamespace
 
-    from rouba_training.losses import loss_terms, total_loss
+    from rouba_training.losses import UpdateLoss, loss_terms, total_loss
 
     config = SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.01, hand_coef=0.0, policy_objective="clipped")
-    terms = loss_terms(config)
+    terms = loss_terms(UpdateLoss(config))
     assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy"]
     total, stats = total_loss(terms, one_row(math.log(0.6), 1.0))  # ratio 1.2
     assert stats["policy_loss"] == pytest.approx(-1.1)  # clipped: min(1.2, 1.1) * advantage
@@ -64,7 +64,8 @@ def test_the_loss_terms_hand_computed():
     assert stats["entropy"] == pytest.approx(0.7)
     assert float(total) == pytest.approx(-1.1 + 0.5 * 0.125 - 0.01 * 0.7)
     assert stats["clip_fraction"] == 1.0
-    _, negative = total_loss(loss_terms(SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_objective="clipped")),
+    _, negative = total_loss(loss_terms(UpdateLoss(SimpleNamespace(clip_coef=0.1, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0,
+                                                             policy_objective="clipped"))),
                              one_row(math.log(0.6), -1.0, value=1.0, entropy=0.0))
     assert negative["policy_loss"] == pytest.approx(1.2)  # pessimistic side: the unclipped ratio
     assert negative["approx_kl"] == pytest.approx((1.2 - 1) - math.log(1.2), rel=1e-4)
@@ -73,12 +74,12 @@ def test_the_loss_terms_hand_computed():
 def test_the_kl_terms_join_the_loss_with_their_weights():
     from types import SimpleNamespace
 
-    from rouba_training.losses import loss_terms, total_loss
+    from rouba_training.losses import UpdateLoss, loss_terms, total_loss
 
     config = SimpleNamespace(clip_coef=0.2, vf_coef=0.0, ent_coef=0.0, hand_coef=0.0, policy_objective="clipped")
     uniform = torch.log(torch.tensor([[0.5, 0.5]]))
     row = one_row(math.log(0.8), 0.0)
-    terms = loss_terms(config, magnet_coef=0.3, magnet=uniform, mirror_coef=0.0)
+    terms = loss_terms(UpdateLoss(config, magnet_coef=0.3, magnet=uniform, mirror_coef=0.0))
     assert [term.name for term in terms][-1] == "magnet_kl"
     total, stats = total_loss(terms, row)
     kl = 0.8 * math.log(0.8 / 0.5) + 0.2 * math.log(0.2 / 0.5)
@@ -127,13 +128,13 @@ def test_the_mirror_fit_target_is_the_tabular_mirror_step_and_leaves_illegal_mov
 def test_the_mirror_fit_loss_is_the_cross_entropy_to_its_target_and_reports_the_kls():
     from types import SimpleNamespace
 
-    from rouba_training.losses import Minibatch, loss_terms, total_loss
+    from rouba_training.losses import Minibatch, UpdateLoss, loss_terms, total_loss
 
     config = SimpleNamespace(clip_coef=0.2, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_objective="mirror_fit")
     target = torch.tensor([[0.75, 0.25]])
     reference = torch.log(torch.tensor([[0.5, 0.5]]))
-    terms = loss_terms(config, magnet_coef=0.05, magnet=reference, mirror_coef=1.0, collecting=reference,
-                       mirror_target=target)
+    terms = loss_terms(UpdateLoss(config, magnet_coef=0.05, magnet=reference, mirror_coef=1.0, collecting=reference,
+                                  mirror_target=target))
     assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy", "action_value_loss",
                                              "magnet_kl", "mirror_kl"]
     log_probs = torch.log(torch.tensor([[0.6, 0.4]]))
@@ -155,11 +156,11 @@ def test_the_mirror_fit_loss_is_the_cross_entropy_to_its_target_and_reports_the_
 def test_the_distillation_is_the_squared_error_of_the_actors_values_over_the_legal_moves():
     from types import SimpleNamespace
 
-    from rouba_training.losses import Minibatch, loss_terms, total_loss
+    from rouba_training.losses import Minibatch, UpdateLoss, loss_terms, total_loss
 
     config = SimpleNamespace(clip_coef=0.2, vf_coef=0.5, ent_coef=0.0, hand_coef=0.0, policy_objective="mirror_fit")
-    terms = loss_terms(config, mirror_coef=1.0, collecting=torch.zeros(2, 3), mirror_target=torch.full((2, 3), 0.5),
-                       distill_action_values=True)
+    terms = loss_terms(UpdateLoss(config, mirror_coef=1.0, collecting=torch.zeros(2, 3),
+                                  mirror_target=torch.full((2, 3), 0.5), distill_action_values=True))
     assert [term.name for term in terms] == ["policy_loss", "value_loss", "entropy", "action_value_loss",
                                              "action_value_distillation", "mirror_kl"]
     legal = torch.tensor([[True, True, False], [True, True, True]])
@@ -216,7 +217,7 @@ def test_a_privileged_mirror_fit_teaches_the_critics_values_the_returns_and_the_
     head = network.forward_with_action_values(obs, hidden)[2]
     zeros = torch.zeros(rows)
     rows_index = torch.arange(rows)
-    ActionValueDistillation("distillation", 1.0).value(Minibatch(
+    ActionValueDistillation(1.0).value(Minibatch(
         rows_index, torch.zeros(rows, actions), mask, zeros, zeros, zeros, zeros, zeros, zeros,
         action_values=head, privileged_action_values=teacher)).backward()
     assert all(parameter.grad is None for parameter in network.privileged_action_value_head.parameters()), \
@@ -274,3 +275,33 @@ def test_a_mirror_fit_update_moves_the_policy_to_the_closed_form_step():
     with pytest.raises(ValueError, match="mirror_coef above 0"):
         ppo_update(network, optimizer, batch, ppo=settings, regularization=None,
                    generator=torch.Generator().manual_seed(0), device=torch.device("cpu"), update=2)
+
+
+def test_a_new_loss_term_is_one_class_listed_once_and_its_statistics_reach_metrics_csv(tmp_path, monkeypatch):
+    import csv
+
+    from rouba_training import losses
+    from rouba_training.cli import main as train_main
+    from tests.training.test_train import TINY_FLAGS
+
+    class ToyTerm(losses.LossTerm):
+        """Reported only: a constant value and one side statistic."""
+
+        name = "toy_term"
+        reports = ("toy_term", "toy_side")
+
+        @classmethod
+        def join(cls, update):
+            return cls(0.0)
+
+        def value(self, batch):
+            return batch.entropy.mean() * 0.0 + 1.5
+
+        def statistics(self):
+            return {"toy_side": -2.0}
+
+    monkeypatch.setattr(losses, "LOSS_TERMS", (*losses.LOSS_TERMS, ToyTerm))
+    assert train_main([*TINY_FLAGS, "--total-steps", "1", "--run-dir", str(tmp_path / "run")]) == 0
+    with (tmp_path / "run" / "metrics.csv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert rows and all(float(row["toy_term"]) == 1.5 and float(row["toy_side"]) == -2.0 for row in rows)

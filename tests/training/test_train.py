@@ -277,7 +277,7 @@ def test_resuming_lists_a_change_to_a_setting_newer_than_the_run():
 
 @pytest.mark.slow
 def test_train_command_rejects_bad_settings_in_one_line():
-    for script in (["rouba-train"], [sys.executable, str(ROOT / "scripts" / "train.py")]):
+    for script in (["rouba-train"], [sys.executable, "-m", "rouba_env", "train"]):
         result = subprocess.run([*script, "--num-envs", "0"], capture_output=True, text=True, cwd=ROOT)
         assert result.returncode == 2 and result.stderr.strip() == "error: num_envs must be in 1..16384, got 0"
 
@@ -337,7 +337,7 @@ def test_the_probe_reports_each_table_size(tmp_path, capsys):
 
 
 def test_best_response_refuses_conflicting_settings():
-    with pytest.raises(ValueError, match="self_play_weight must be left at its default"):
+    with pytest.raises(ValueError, match="self_play_weight must be left out or be 0.0"):
         TrainConfig.of(best_response="greedy", self_play_weight=0.9)
     config = TrainConfig.of(best_response="greedy")
     assert config.run.total_steps == 3_000_000 and config.run.run_dir == "runs/best_response"
