@@ -1,15 +1,15 @@
 """How the rules core's games lie in memory: one int16 buffer of named arrays per batch of slots.
 
 Compiled code receives a game as one int16 buffer, its ``current`` seats and one int64 parameter vector
-(`GameArrays`); `rules_of` and `game_of` give it its named form (`Rules`, `Game`), which every rule of
-`rouba_env.rules.core` reads. The layout of that vector is private to this module and to the encodings'
-`observation_starts`.
+(`GameArrays`); `rules_of` and `game_of` give it its named form (`Rules`, `Game`, declared with their
+fields in `rouba_env.rules.layout`), which every rule of `rouba_env.rules.core` reads. The layout of that
+vector is private to this module and to the encodings' `observation_starts`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple, Sequence, cast
+from typing import Callable, Sequence, cast
 
 import numba
 import numpy as np
@@ -17,93 +17,17 @@ from numba.extending import intrinsic
 
 from rouba_env.rules.cards import rank_of
 from rouba_env.rules.config import RulesConfig
-from rouba_env.rules.core import EMPTY_PILE, LAST_MOVE_FIELDS, NO_SEAT, RANK_SLOTS, TALK_SIZE
+from rouba_env.rules.layout import (
+    EMPTY_PILE, LAST_MOVE_FIELDS, NO_SEAT, RANK_SLOTS, STATE_FIELDS, TALK_SIZE, Game, Rules, slot_shapes,
+)
 from rouba_env.rules.scoring import REWARD_MODES
 
 
-class Rules(NamedTuple):
-    """The rules' parameters as compiled code reads them (`rules_of`)."""
-
-    num_players: int
-    move_stride: int
-    """Targets per kind in a move table: 3 + the seats the encoding pads to."""
-    hand_size: int
-    table_cards: int
-    take_all: bool
-    must_capture: bool
-    leftovers_to_last_capturer: bool
-    draw_from_deck: bool
-    jokers: bool
-    first_player: int
-    dealer: int
-    total_cards: int
-    reward_mode: int
-    """Index into `rouba_env.rules.scoring.REWARD_MODES`."""
-    auto_reset: bool
-    track_cards: bool
-
-
-class Game(NamedTuple):
-    """Every slot's state: row ``b`` of each array is slot ``b``'s game (`game_of`).
-
-    The arrays are borrowed views (`borrowed`): reading a field costs no reference count, which would
-    otherwise cost more than the rule that reads it.
-    """
-
-    hands: np.ndarray
-    """[B, n, 14]: cards of each rank slot in each seat's hand."""
-    hand_count: np.ndarray
-    """[B, n]: cards in each hand."""
-    table: np.ndarray
-    """[B, 14]: face-up table cards per rank slot."""
-    seen: np.ndarray
-    """[B, 14]: cards per rank slot that have been face up (table and piles)."""
-    pile: np.ndarray
-    """[B, n]: cards in each seat's pile (its score)."""
-    top: np.ndarray
-    """[B, n]: rank showing on each pile (a joker shows its name), or `EMPTY_PILE`."""
-    talk: np.ndarray
-    """[B, n, 27]: the table talk of each seat since its hand was dealt (`TALK_PLAYED`)."""
-    deck: np.ndarray
-    """[B, C]: rank slot of each undealt card; the top of the deck is at ``deck_len - 1``."""
-    deck_len: np.ndarray
-    last_capturer: np.ndarray
-    """[B]: last seat that captured from the table or stole a pile, or `NO_SEAT`."""
-    turn: np.ndarray
-    """[B]: moves played so far."""
-    last_move: np.ndarray
-    """[B, 4]: `LAST_MOVE_FIELDS`."""
-    current: np.ndarray
-    """int64[B]: the seat to act, or `NO_SEAT` once the game is over."""
-    hand_cards: np.ndarray
-    """[B, n, H] (H = 0 without ``track_cards``): each hand's card codes in the order dealt."""
-    table_cards: np.ndarray
-    """[B, C or 0]: the table's card codes in the order laid."""
-    table_len: np.ndarray
-    pile_cards: np.ndarray
-    """[B, n, C or 0]: each pile's card codes, bottom first."""
-    deck_cards: np.ndarray
-    """[B, C or 0]: the deck's card codes, as ``deck``."""
-
-
-STATE_FIELDS = tuple(name for name in Game._fields if name != "current")
-"""The fields kept in the int16 buffer, in buffer order (``current`` is its own int64 array)."""
 RULE_PARAMS = len(Rules._fields)
 P_BATCH, P_SEATS, P_CARDS, P_HAND_CARDS, P_TRACKED = range(RULE_PARAMS, RULE_PARAMS + 5)
 P_OFFSETS = RULE_PARAMS + 5
 CORE_PARAMS = P_OFFSETS + len(STATE_FIELDS)
 """Entries of the parameter vector this module owns; the encodings append theirs after them."""
-
-
-def slot_shapes(num_players: int, total_cards: int, hand_cards: int, tracked: int) -> dict[str, tuple[int, ...]]:
-    """Each buffer field's shape for one slot (``tracked``: card codes kept, ``total_cards`` or 0)."""
-    n, C = num_players, total_cards
-    return {
-        "hands": (n, RANK_SLOTS), "hand_count": (n,), "table": (RANK_SLOTS,), "seen": (RANK_SLOTS,),
-        "pile": (n,), "top": (n,), "talk": (n, TALK_SIZE), "deck": (C,), "deck_len": (), "last_capturer": (),
-        "turn": (), "last_move": (len(LAST_MOVE_FIELDS),), "hand_cards": (n, hand_cards), "table_cards": (tracked,),
-        "table_len": (), "pile_cards": (n, tracked), "deck_cards": (tracked,),
-    }
 
 
 class SlotLayout:

@@ -15,24 +15,21 @@ table would show them, moved by the same functions.
 
 Compiled code receives a game as one int16 buffer, its ``current`` seats and
 one int64 parameter vector; `rouba_env.rules.buffers` lays them out and gives
-them their named form (`Rules`, `Game`), which the rules here read.
+them their named form (`Rules`, `Game`, declared in `rouba_env.rules.layout`),
+which the rules here read.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 
 from rouba_env.rules.cards import JOKER_RANK, NUM_RANKS, rank_of
+from rouba_env.rules.layout import (  # noqa: F401  (the layout's markers, read by the rules and their callers)
+    EMPTY_PILE, LAST_MOVE_FIELDS, NO_SEAT, RANK_SLOTS, TALK_PLAYED, TALK_SIZE, Game, Rules,
+)
 from rouba_env.rules.scoring import write_final_rewards
 
-if TYPE_CHECKING:  # the named forms the rules read (annotations only: compiled code is typed by numba)
-    from rouba_env.rules.buffers import Game, Rules
-
-RANK_SLOTS = NUM_RANKS + 1
-"""Per-rank count arrays: 13 ranks, then the joker slot."""
 JOKER_SLOT = JOKER_RANK
 JOKER_KIND_OFFSET = NUM_RANKS
 """Kinds 0..12 play a natural card of that rank; kind 13 + r plays a joker named as rank r."""
@@ -46,15 +43,6 @@ TARGET_TABLE_JOKER = 2
 """Capture a joker lying on the table (any card may); unused with ``take_all``."""
 TARGET_PILE_OFFSET = 3
 """Target ``3 + k`` is the pile of the seat ``k`` places to the mover's left (k = 0: own pile)."""
-NO_SEAT = -1
-EMPTY_PILE = -1
-"""A pile's top when it is empty."""
-TALK_PLAYED = NUM_RANKS
-"""A seat's table-talk row: 13 passed-up counts (natural ranks), then 14 played counts (rank slots)."""
-TALK_SIZE = NUM_RANKS + RANK_SLOTS
-LAST_MOVE_FIELDS = ("seat", "kind", "target", "card")
-"""A slot's ``last_move`` row: who played, the move, and the card (its code with ``track_cards``, else its
-rank slot); seat `NO_SEAT` before the first move."""
 
 card_rank = numba.njit(cache=True, nogil=True, inline="always")(rank_of)
 """The cards' one rank rule, compiled."""
