@@ -8,7 +8,7 @@ NashConv its runs measured at their evaluations (``runs/DECK_RECIPE[_seedN]/eval
 nearest each step count, within `STEP_TOLERANCE`); CFR+ and MMD (moving magnet) by iterations
 (``solver_DECK.json`` and ``mmd_DECK.json``, written by ``scripts/solver_scale.py --json``). Columns: the
 decks. Where a run or a file is missing the cell says so. The runs and the solver files come from
-``scripts/runs/issue49_queue.sh``.
+``scripts/runs/exact_table.sh`` (the default recipe's shorter runs on mini and small: ``default_recipe.sh``).
 """
 
 from __future__ import annotations

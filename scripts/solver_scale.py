@@ -42,7 +42,8 @@ def measured_iterations(total: int) -> list[int]:
     return sorted(set(marks + [total]))
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None) -> argparse.Namespace:
+    """The command line; a bad flag or count exits with status 2 and argparse's message."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="medium", choices=SOLVABLE)
     parser.add_argument("--cfr", type=int, default=100, help=f"CFR+ iterations (0..{MAX_ITERATIONS:,})")
@@ -53,6 +54,11 @@ def main(argv=None) -> int:
     for flag, value in (("--cfr", args.cfr), ("--mmd", args.mmd)):
         if not 0 <= value <= MAX_ITERATIONS:
             parser.error(f"{flag} must be in 0..{MAX_ITERATIONS:,}, got {value}")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     report: dict = {"rules": args.rules, "command": f"python scripts/solver_scale.py --rules {args.rules} "
                                                    f"--cfr {args.cfr} --mmd {args.mmd}"
                                                    + (f" --json {args.json}" if args.json else "")}

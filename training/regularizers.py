@@ -7,11 +7,11 @@ The update adds to PPO's loss
         [+ support_coef(t) * KL(uniform || policy)]
 
 where the magnet is the uniform policy over the legal actions (an entropy bonus in KL form) or the
-exponential moving average of the network's weights. The KLs are exact sums over each recorded position's legal actions: the networks give whole
-distributions, so nothing is sampled. The support term is the KL the other way round, from the uniform
-policy: a barrier that keeps every legal move's probability away from 0. Its gradient on a move's logit is
-the move's probability minus 1/n, where an entropy's (or the uniform magnet's) vanishes with the
-probability, so a move the policy has all but dropped early is drawn back into play.
+exponential moving average of the network's weights. The KLs are exact sums over each recorded position's
+legal actions: the networks give whole distributions, so nothing is sampled. The support term is the KL the
+other way round, from the uniform policy: a barrier that keeps every legal move's probability away from 0. Its
+gradient on a move's logit is the move's probability minus 1/n, where an entropy's (or the uniform magnet's)
+vanishes with the probability, so a move the policy has all but dropped early is drawn back into play.
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def uniform_log_probs(legal: torch.Tensor) -> torch.Tensor:
 
 class WeightAverage:
     """An exponential moving average of a network's weights: ``average <- decay * average + (1 - decay) * w``
-    after every update. The average is a network of its own, to evaluate, export or use as a magnet."""
+    after every update. The average is a network of its own: the ``ema`` magnet (the policy played and saved
+    is the trained network)."""
 
     def __init__(self, network: torch.nn.Module, decay: float):
         if not 0.0 <= decay < 1.0:

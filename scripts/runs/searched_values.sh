@@ -4,6 +4,7 @@
 # One after another; safe to start again after a stop (a run folder with a checkpoint is carried on with --resume;
 # a finished run ends at once).
 # Usage: scripts/runs/searched_values.sh [ROW ...]   (no argument: every row of ORDER below, in order)
+#        ROWS_ONLY=1 scripts/runs/searched_values.sh    (each row's name and command, tab-separated; runs nothing)
 # Run it from a detached worktree so that edits to the main tree do not change a run under way, e.g.
 #   git worktree add --detach ../wt HEAD && cd ../wt && PYTHONPATH=<folder linking rouba_env and rouba_training
 #   to this tree> taskset -c 1 nohup bash scripts/runs/searched_values.sh > ../searched.log 2>&1 &
@@ -16,9 +17,8 @@ declare -A ROWS=(
   # the first recipe (its critic trained beside the fit, 4 passes in minibatches of 2,048): stopped at update 55,
   # NashConv 0.027 from update 40 on
   [medium_searched_critic]="--rules medium --config searched_2p --total-steps 6000000 --vf-coef 0.5 --update-epochs 4 --minibatch-size 2048"
-  # screens of the search on medium, one seed: 16 worlds, and fewer worlds or a cut for less time a decision
+  # a screen of the search on medium, one seed: fewer worlds for less time a decision
   [medium_searched_k8]="--rules medium --config searched_2p --total-steps 6000000 --search-worlds 8"
-  [medium_searched_cut4]="--rules medium --config searched_2p --total-steps 6000000 --search-cut 4"
   # twice the passes over each batch: does the fit follow its closed-form step more closely? (stopped at update 5
   # for the next row: the fit moved the policy by a twentieth of the step it was asked, the critic's gradients
   # sharing the network and the optimizer's scale)
@@ -46,13 +46,23 @@ done
 ORDER=(medium_searched mini_searched small_searched medium_searched_seed2 medium_searched_seed3 mini_searched_seed2
        mini_searched_seed3 small_searched_seed2 small_searched_seed3)
 [ $# -gt 0 ] && ORDER=("$@")
+
+# The command that runs row $1 (a stopped run adds --resume).
+row_command() {
+  echo "rouba-train --run-dir $RUNS/$1 ${ROWS[$1]} --torch-threads 1 --no-progress --eval-interval 10"
+}
 for row in "${ORDER[@]}"; do
-  flags=${ROWS[$row]?unknown row $row}
+  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
+done
+if [ -n "${ROWS_ONLY:-}" ]; then
+  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
+  exit 0
+fi
+for row in "${ORDER[@]}"; do
   dir=$RUNS/$row
   [ -f "$dir/final_eval.json" ] && { echo "=== $row: done"; continue; }  # finished (its results kept in git)
   if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
   echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2086
-  rouba-train $resume --run-dir "$dir" $flags --torch-threads 1 --no-progress --eval-interval 10 \
-    || echo "=== $row failed: $?"
+  # shellcheck disable=SC2046,SC2086
+  $(row_command "$row") $resume || echo "=== $row failed: $?"
 done

@@ -1,14 +1,10 @@
 """Duplicate-deal evaluation on Ray gives exactly the local run's records and statistics."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from rouba_env.evaluation.duplicate import evaluate
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
@@ -24,13 +20,12 @@ def test_ray_evaluation_equals_the_local_run(ray_session, players, num_players):
 
 
 @pytest.mark.slow
-def test_evaluate_script_with_ray_writes_the_local_results(ray_session, tmp_path):
-    spec = importlib.util.spec_from_file_location("evaluate_script", ROOT / "scripts" / "evaluate.py")
-    evaluate_script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(evaluate_script)
+def test_evaluate_command_with_ray_writes_the_local_results(ray_session, tmp_path):
+    from rouba_env.cli.evaluate import main
+
     common = ["--players", "heuristic", "greedy", "--games", "40", "--seed", "3", "--no-progress"]
-    assert evaluate_script.main(common + ["--json", str(tmp_path / "local.json")]) == 0
-    assert evaluate_script.main(common + ["--ray", "--json", str(tmp_path / "ray.json")]) == 0
+    assert main(common + ["--json", str(tmp_path / "local.json")]) == 0
+    assert main(common + ["--ray", "--json", str(tmp_path / "ray.json")]) == 0
     local, distributed = (json.loads((tmp_path / name).read_text()) for name in ("local.json", "ray.json"))
     for result in (local, distributed):
         result.pop("command")

@@ -1,4 +1,4 @@
-"""Smoke run of ``rouba-benchmark`` (scripts/benchmark.py): it runs, writes its JSON, and every rate is positive (no timing asserts)."""
+"""Smoke run of the ``rouba-benchmark`` command: it runs, writes its JSON, and every rate is positive (no timing asserts)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,18 @@ import json
 import subprocess
 
 import pytest
-import sys
 from pathlib import Path
 
 pytestmark = pytest.mark.slow  # each test starts a process
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "benchmark.py"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_benchmark_quick_writes_json(tmp_path):
     out = tmp_path / "nested" / "results.json"
     completed = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--repeats", "1", "--json", str(out)],
-        capture_output=True, text=True, timeout=300, cwd=SCRIPT.parents[1],
+        ["rouba-benchmark", "--quick", "--repeats", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert completed.returncode == 0, completed.stderr
     assert "steps/s" in completed.stdout
@@ -50,8 +49,8 @@ def test_benchmark_quick_writes_json(tmp_path):
 def test_benchmark_only_selects_sections(tmp_path):
     out = tmp_path / "engine.json"
     completed = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--repeats", "1", "--only", "engine", "--json", str(out)],
-        capture_output=True, text=True, timeout=300, cwd=SCRIPT.parents[1],
+        ["rouba-benchmark", "--quick", "--repeats", "1", "--only", "engine", "--json", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert completed.returncode == 0, completed.stderr
     assert list(json.loads(out.read_text())["sections"]) == ["engine"]
@@ -59,12 +58,12 @@ def test_benchmark_only_selects_sections(tmp_path):
 
 def test_benchmark_writes_no_file_unless_asked(tmp_path):
     completed = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--repeats", "1", "--only", "engine"],
+        ["rouba-benchmark", "--quick", "--repeats", "1", "--only", "engine"],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
     assert completed.returncode == 0, completed.stderr
     assert "steps/s" in completed.stdout and list(tmp_path.iterdir()) == []
-    refused = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--only", "engine", "--json", "/proc/x.json"],
+    refused = subprocess.run(["rouba-benchmark", "--quick", "--only", "engine", "--json", "/proc/x.json"],
                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert refused.returncode == 2 and refused.stderr.startswith("error: cannot write /proc/x.json")
 
@@ -81,7 +80,7 @@ def test_benchmark_writes_no_file_unless_asked(tmp_path):
     (["--cpu", "4096"], "--cpu 4096 is not a core this process may run on (allowed: "),
 ])
 def test_benchmark_refuses_bad_settings_before_measuring(flags, message, tmp_path):
-    completed = subprocess.run([sys.executable, str(SCRIPT), *flags, "--json", str(tmp_path / "out.json")],
+    completed = subprocess.run(["rouba-benchmark", *flags, "--json", str(tmp_path / "out.json")],
                                capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert completed.returncode == 2 and message in completed.stderr, completed.stderr
     assert "Traceback" not in completed.stderr and "[benchmark]" not in completed.stderr

@@ -1,10 +1,9 @@
-"""Smoke runs of ``rouba-evaluate`` (through scripts/evaluate.py, its thin wrapper)."""
+"""Smoke runs of the ``rouba-evaluate`` command."""
 
 import json
 import subprocess
 
 import pytest
-import sys
 from pathlib import Path
 
 pytestmark = pytest.mark.slow  # each test starts a process
@@ -13,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def evaluate(*args):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate.py"), *args],
+    return subprocess.run(["rouba-evaluate", *args],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 

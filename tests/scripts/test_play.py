@@ -1,7 +1,6 @@
-"""Smoke runs of ``rouba-play`` (through scripts/play.py, its thin wrapper) with typed input."""
+"""Smoke runs of the ``rouba-play`` command with typed input."""
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def play(args, typed):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "play.py"), *args], input=typed,
+    return subprocess.run(["rouba-play", *args], input=typed,
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
@@ -48,7 +47,7 @@ def test_ctrl_c_at_the_prompt_stops_cleanly_with_status_130():
     import signal
     import time
 
-    process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--opponents", "greedy",
+    process = subprocess.Popen(["rouba-play", "--opponents", "greedy",
                                 "--seed", "3"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_as_a_terminal_sends_it)
     deadline = time.monotonic() + 60

@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_play_script_serves_the_page(tmp_path):
+def test_play_web_serves_the_page(tmp_path):
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", "0", "--quiet",
+        ["rouba-play", "--web", "--port", "0", "--quiet",
          "--replays", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_as_a_terminal_sends_it)
     try:

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Issue 47's approximate best responses (rouba-train --best-response, warm-started), one after another on one
-# core, at one budget (best_response_steps, 3M learner steps) with the exploiter's defaults. Safe to start again
-# after a stop: a run folder that holds a checkpoint is carried on with --resume (a finished run ends at once).
-# Usage: scripts/runs/issue47_queue.sh [ROW ...]   (no argument: every row below, in order)
+# The approximate best responses of docs/exploitability.md's tables (rouba-train --best-response, warm-started
+# from a network target) against the scripted players, the shipped networks and trained ones, at one budget (3M
+# learner steps) with the exploiter's defaults; each row's run folder is scripts/results/abr/ROW. One after
+# another on one core; safe to start again after a stop (a run folder that holds a checkpoint is carried on with
+# --resume; a finished run ends at once).
+# Usage: scripts/runs/approximate_best_responses.sh [ROW ...]   (no argument: every row of ORDER below, in order)
+#        ROWS_ONLY=1 scripts/runs/approximate_best_responses.sh  (each row's name and command, tab-separated; runs
+#        nothing)
 # The table of results: python scripts/exploiter_table.py (docs/exploitability.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,7 +14,7 @@ RUNS=scripts/results/abr
 POLICIES=scripts/results/runs
 # The expert searches at every move (about 1.7 ms a move on mini and small, 19 ms on the full game, one core), and
 # the target moves as often as the exploiter learns: its rows run a tenth of the budget (every other row's exact
-# value stops moving by 300k steps), and on the full game a thirtieth with 2,000 evaluation games.
+# value stops moving by 300k steps), and on the full game a thirtieth with 2,400 evaluation games.
 EXPERT_STEPS=300000
 EXPERT_FULL_STEPS=100000
 EXPERT_FULL_GAMES=2400  # not 2,000: the trainer default, which an exploiter takes as "unset" (10,000)
@@ -43,17 +47,31 @@ declare -A ROWS=(
   [full_magnet_ema]="--best-response checkpoint:$POLICIES/full_magnet_ema/policy"
   [full_magnet_ema_mb1024]="--best-response checkpoint:$POLICIES/full_magnet_ema_mb1024/policy"
   [full_every_seat_ent05]="--best-response checkpoint:$POLICIES/full_every_seat_ent05/policy"
+  # the main job's network (default_recipe.sh full_default) and the 0.4 recipe's of the same steps
+  # (default_recipe.sh full_pool_2p, whose policy is not kept in git: run that row first)
+  [full_default]="--best-response checkpoint:$POLICIES/full_default/policy"
+  [full_pool_2p]="--best-response checkpoint:$POLICIES/full_pool_2p/policy"
 )
 ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized mini_regularized_sampled
        small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
-       full_every_seat_ent05 mini_expert small_expert full_expert medium_default_sampled)
+       full_every_seat_ent05 mini_expert small_expert full_expert medium_default_sampled full_default full_pool_2p)
 [ $# -gt 0 ] && ORDER=("$@")
+
+# The command that runs row $1 (a stopped run adds --resume).
+row_command() {
+  echo "rouba-train --run-dir $RUNS/$1 ${ROWS[$1]} --torch-threads 1 --no-progress"
+}
 for row in "${ORDER[@]}"; do
-  flags=${ROWS[$row]:?unknown row $row}
-  dir=$RUNS/$row
-  if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-  echo "=== $row $(date -u +%FT%TZ)"
-  # shellcheck disable=SC2086
-  rouba-train $resume --run-dir "$dir" $flags --torch-threads 1 --no-progress || echo "=== $row failed: $?"
+  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
+done
+if [ -n "${ROWS_ONLY:-}" ]; then
+  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
+  exit 0
+fi
+for row in "${ORDER[@]}"; do
+  if [ -f "$RUNS/$row/checkpoint.pt" ]; then resume=--resume; else resume=; fi
+  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
+  # shellcheck disable=SC2046,SC2086
+  $(row_command "$row") $resume || echo "=== $row failed: $?"
 done

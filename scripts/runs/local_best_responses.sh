@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 47's local best responses (rouba-exploitability --lbr), one after another on one core, the target's own
-# policy as the rollout, WORLDS worlds a move (16, the default). Each row writes scripts/results/lbr/ROW.json
-# (at another WORLDS, scripts/results/lbr_WORLDSworlds/ROW.json); a row whose file exists is skipped, so the
-# queue can be started again.
-# Usage: [WORLDS=8] scripts/runs/issue47_lbr.sh [ROW ...]   (no argument: every row below, in order)
+# The local best responses of docs/exploitability.md's tables (rouba-exploitability --lbr), the target's own policy
+# as the rollout, WORLDS worlds a move (16, the default). Each row writes scripts/results/lbr/ROW.json (at another
+# WORLDS, scripts/results/lbr_WORLDSworlds/ROW.json); a row whose file exists is skipped, so the script can be
+# started again. One after another on one core.
+# Usage: [WORLDS=8] scripts/runs/local_best_responses.sh [ROW ...]   (no argument: every row of ORDER below, in order)
+#        ROWS_ONLY=1 scripts/runs/local_best_responses.sh  (each row's name and command, tab-separated; runs nothing)
 # The table of results: python scripts/exploiter_table.py (docs/exploitability.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,17 +39,32 @@ declare -A ROWS=(
   [full_magnet_ema]="--rules standard --players checkpoint:$POLICIES/full_magnet_ema/policy --lbr $FULL"
   [full_magnet_ema_mb1024]="--rules standard --players checkpoint:$POLICIES/full_magnet_ema_mb1024/policy --lbr $FULL"
   [full_every_seat_ent05]="--rules standard --players checkpoint:$POLICIES/full_every_seat_ent05/policy --lbr $FULL"
+  # the main job's network (default_recipe.sh full_default) and the 0.4 recipe's of the same steps
+  # (default_recipe.sh full_pool_2p, whose policy is not kept in git: run that row first)
+  [full_default]="--rules standard --players checkpoint:$POLICIES/full_default/policy --lbr $FULL"
+  [full_pool_2p]="--rules standard --players checkpoint:$POLICIES/full_pool_2p/policy --lbr $FULL"
 )
 ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized mini_regularized_sampled
        small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
-       full_every_seat_ent05 mini_expert small_expert medium_default_sampled)
+       full_every_seat_ent05 mini_expert small_expert medium_default_sampled full_default full_pool_2p)
 [ $# -gt 0 ] && ORDER=("$@")
+
+# The command that runs row $1.
+row_command() {
+  echo "rouba-exploitability ${ROWS[$1]} --lbr-worlds $WORLDS --json $OUT/$1.json --no-progress"
+}
+for row in "${ORDER[@]}"; do
+  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
+done
+if [ -n "${ROWS_ONLY:-}" ]; then
+  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
+  exit 0
+fi
 mkdir -p "$OUT"
 for row in "${ORDER[@]}"; do
-  flags=${ROWS[$row]:?unknown row $row}
   [ -f "$OUT/$row.json" ] && { echo "=== $row: done"; continue; }
-  echo "=== $row $(date -u +%FT%TZ)"
-  # shellcheck disable=SC2086
-  rouba-exploitability $flags --lbr-worlds "$WORLDS" --json "$OUT/$row.json" --no-progress || echo "=== $row failed: $?"
+  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
+  # shellcheck disable=SC2046
+  $(row_command "$row") || echo "=== $row failed: $?"
 done
