@@ -49,6 +49,27 @@ class DeckByRank:
         return result.tolist()
 
 
+def pile_top_slots(pile_sizes: list[int], pile_tops: list[int], in_piles: np.ndarray) -> list[int | None]:
+    """The rank slot of each seat's pile top (None for an empty pile), each taken out of ``in_piles`` (the seen
+    cards now in piles, per rank slot); ValueError where the seen cards cannot cover the tops."""
+    n = len(pile_sizes)
+    # Natural cards first (a joker can stand for any rank, a natural card only for its own).
+    top_slots: list[int | None] = [None] * n
+    for joker_pass in (False, True):
+        for s in range(n):
+            if pile_sizes[s] == 0 or top_slots[s] is not None:
+                continue
+            if pile_tops[s] == EMPTY_PILE:
+                raise ValueError(f"observation is inconsistent: seat {s}'s pile has cards but no top")
+            slot = JOKER_RANK if joker_pass else pile_tops[s]
+            if in_piles[slot] > 0:
+                in_piles[slot] -= 1
+                top_slots[s] = slot
+    if any(size > 0 and top is None for size, top in zip(pile_sizes, top_slots)):
+        raise ValueError("observation is inconsistent: no seen card can be a pile's top")
+    return top_slots
+
+
 class HiddenCardSampler:
     """Draws full `GameState`s consistent with one observation (see `determinize`).
 
@@ -77,26 +98,13 @@ class HiddenCardSampler:
         hand_sizes = view.hand_sizes[0, relative].tolist()
         to_act = int(view.to_act_offset[0])
         self.current = current = NO_SEAT if to_act == NO_SEAT else (seat + to_act) % n
-        own, table = view.hand[0], view.table[0]
+        own, table = view.hand[0], view.table_cards[0]
         in_piles = view.seen[0] - table
         unseen = self.deck.copies - own - view.seen[0]
         if (in_piles < 0).any() or (unseen < 0).any() or int(in_piles.sum()) != sum(pile_sizes):
             raise ValueError("observation is inconsistent: the seen cards do not fit the decks, table and pile sizes")
 
-        # Pile tops: natural cards first (a joker can stand for any rank, a natural card only for its own).
-        top_slots: list[int | None] = [None] * n
-        for joker_pass in (False, True):
-            for s in range(n):
-                if pile_sizes[s] == 0 or top_slots[s] is not None:
-                    continue
-                if pile_tops[s] == EMPTY_PILE:
-                    raise ValueError(f"observation is inconsistent: seat {s}'s pile has cards but no top")
-                slot = JOKER_RANK if joker_pass else pile_tops[s]
-                if in_piles[slot] > 0:
-                    in_piles[slot] -= 1
-                    top_slots[s] = slot
-        if any(size > 0 and top is None for size, top in zip(pile_sizes, top_slots)):
-            raise ValueError("observation is inconsistent: no seen card can be a pile's top")
+        top_slots = pile_top_slots(pile_sizes, pile_tops, in_piles)
         self.nonempty = [s for s in range(n) if pile_sizes[s] > 0]
         slots = np.arange(NUM_RANK_SLOTS)
         self.known = np.concatenate([
@@ -119,19 +127,26 @@ class HiddenCardSampler:
         self.passed_steal = float(passed_steal)
         """Chance that a player who could steal a pile let it be: a sample giving the last mover such a card
         is kept with this probability (1: every sample kept, no inference from the last move)."""
-        self.last_mover, self.unstolen = NO_SEAT, np.zeros(0, dtype=np.int64)
-        last_mover = (seat - 1) % n
-        dealt_just_now = all(size == rules.hand_size for size in hand_sizes)
-        if (self.passed_steal < 1.0 and not rules.draw_from_deck and current == seat and not dealt_just_now
-                and last_mover in self.opponents):
-            # The last mover held its remaining cards when it chose not to steal any pile it could have taken.
-            self.last_mover = last_mover
-            self.unstolen = np.array(sorted({pile_tops[s] for s in self.nonempty if s != last_mover}), dtype=np.int64)
+        self._read_last_move()
         self.deck_size = int(view.deck_size[0])
         needed = sum(hand_sizes[s] for s in self.opponents)
         if self.hidden.size - needed != self.deck_size:
             raise ValueError(f"observation is inconsistent: {self.hidden.size} unseen cards for opponents' hands "
                              f"({needed}) and a deck of {self.deck_size}")
+
+    def _read_last_move(self) -> None:
+        """Set `last_mover` and the piles it did not steal (`unstolen`), where `passed_steal` below 1 lets a
+        sample be judged by the last move: no seat (and no pile) otherwise."""
+        rules, seat, n = self.rules, self.seat, self.rules.num_players
+        self.last_mover, self.unstolen = NO_SEAT, np.zeros(0, dtype=np.int64)
+        last_mover = (seat - 1) % n
+        dealt_just_now = all(size == rules.hand_size for size in self.hand_sizes)
+        if (self.passed_steal < 1.0 and not rules.draw_from_deck and self.current == seat and not dealt_just_now
+                and last_mover in self.opponents):
+            # The last mover held its remaining cards when it chose not to steal any pile it could have taken.
+            self.last_mover = last_mover
+            self.unstolen = np.array(sorted({self.pile_tops[s] for s in self.nonempty if s != last_mover}),
+                                     dtype=np.int64)
 
     def require_playable(self, actions, encoding: ActionEncoding, who: str) -> None:
         """ValueError unless every action of ``actions`` is legal in the observed position.
@@ -229,7 +244,7 @@ class HiddenCardSampler:
         for s in self.opponents:
             hands[s] = cut(self.hand_sizes[s])
         deck = cut(self.deck_size)
-        return GameState(config=rules, hands=hands, table=table, piles=piles, pile_tops=list(self.pile_tops),
+        return GameState(config=rules, hands=hands, table_cards=table, piles=piles, pile_tops=list(self.pile_tops),
                          deck=deck, current=self.current, last_capturer=last_capturer,
                          passed=[list(row) for row in self.passed], played=[list(row) for row in self.played])
 

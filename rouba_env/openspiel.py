@@ -257,7 +257,7 @@ class RoubaMonteState(pyspiel.State):
                 deck = [self.game_.deck[position] for position in self.order]
                 self.position = engine.Position.deal(self.game_.rules, deck)
                 self._engine_state = self.position.state()
-                self.laid = tuple(sorted(rank_of(card) for card in self._engine_state.table))
+                self.laid = tuple(sorted(rank_of(card) for card in self._engine_state.table_cards))
             return
         if engine.is_terminal(position):
             raise ValueError(f"action {shown(action)}: the game is over")

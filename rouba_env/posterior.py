@@ -144,43 +144,12 @@ def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: Act
     recorded in one copy are dealt in one call, and the target is asked once for all of them. A target
     without ``action_probabilities`` (or out of their reach) tells nothing more than the deal.
     """
-    priors, played_from = [], []
-    for question in questions:
-        played = np.zeros((len(question.decisions) + 1, NUM_RANK_SLOTS), dtype=np.int64)  # row t: played from t on
-        for t in range(len(question.decisions) - 1, -1, -1):
-            kind, _ = move_at(question.decisions[t].action, encoding.num_targets)
-            played[t] = played[t + 1]
-            played[t, hand_slot(kind)] += 1
-        hands, unseen = question.hands, question.unseen
-        prior = question.frequency * np.prod(binomials(unseen + played[0], hands + played[0]), axis=1) / np.prod(
-            binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
-        priors.append(prior / prior.sum())
-        played_from.append(played)
+    priors, played_from = deal_priors(questions, encoding)
     probabilities = getattr(target, PROBABILITIES_METHOD, None)
     if probabilities is None:
         return priors
-    # Every hypothesis's position at every recorded decision, grouped by the copy that holds the position.
-    groups: dict[int, tuple[VectorGame, list]] = {}
-    for index, (question, played) in enumerate(zip(questions, played_from)):
-        for t, decision in enumerate(question.decisions):
-            held = question.hands + played[t]
-            deck = question.unseen + played[t] - held  # the cards unseen then: now's and those played since
-            alive = np.flatnonzero((deck >= 0).all(axis=1))
-            rows = np.concatenate([as_card_rows(held[alive]), as_card_rows(deck[alive])], axis=1)
-            groups.setdefault(id(decision.position), (decision.position, []))[1].append(
-                (index, alive, decision.row, decision.action, rows))
     likelihoods = [np.ones(len(question.hands)) for question in questions]
-    observations, masks, where = [], [], []
-    for position, parts in groups.values():
-        width = max(rows.shape[1] for *_, rows in parts)
-        rows = np.concatenate([np.pad(rows, ((0, 0), (0, width - rows.shape[1])), constant_values=-1)
-                               for *_, rows in parts])
-        slots = np.concatenate([np.full(len(alive), row) for _, alive, row, _, _ in parts])
-        observers = np.concatenate([np.full(len(alive), questions[index].observer) for index, alive, *_ in parts])
-        worlds = position.with_hidden(slots, observers, rows)
-        observations.append(worlds.obs[: len(slots)])
-        masks.append(worlds.mask[: len(slots)])
-        where += [(index, alive, action) for index, alive, _, action, _ in parts]
+    observations, masks, where = hypothesis_positions(questions, played_from)
     if not where:
         return priors
     try:
@@ -198,6 +167,52 @@ def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: Act
         weights = prior * likelihood
         posteriors.append(weights / weights.sum() if weights.sum() > 0 else prior)
     return posteriors
+
+
+def deal_priors(questions: list[HandQuestion], encoding: ActionEncoding) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(priors, played): for each question, the deal's weight of each possible hand (normalized), and the
+    cards the target played from each of its decisions on (row ``t``; the last row, after them all, zeros)."""
+    priors, played_from = [], []
+    for question in questions:
+        played = np.zeros((len(question.decisions) + 1, NUM_RANK_SLOTS), dtype=np.int64)  # row t: played from t on
+        for t in range(len(question.decisions) - 1, -1, -1):
+            kind, _ = move_at(question.decisions[t].action, encoding.num_targets)
+            played[t] = played[t + 1]
+            played[t, hand_slot(kind)] += 1
+        hands, unseen = question.hands, question.unseen
+        prior = question.frequency * np.prod(binomials(unseen + played[0], hands + played[0]), axis=1) / np.prod(
+            binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
+        priors.append(prior / prior.sum())
+        played_from.append(played)
+    return priors, played_from
+
+
+def hypothesis_positions(questions: list[HandQuestion], played_from: list[np.ndarray]) -> tuple[list, list, list]:
+    """(observations, masks, where): the target's observation and mask at each recorded decision under each
+    hypothesis its hand allows, dealt one copy at a time, and for each part which question, hypotheses and
+    move it stands for."""
+    # Every hypothesis's position at every recorded decision, grouped by the copy that holds the position.
+    groups: dict[int, tuple[VectorGame, list]] = {}
+    for index, (question, played) in enumerate(zip(questions, played_from)):
+        for t, decision in enumerate(question.decisions):
+            held = question.hands + played[t]
+            deck = question.unseen + played[t] - held  # the cards unseen then: now's and those played since
+            alive = np.flatnonzero((deck >= 0).all(axis=1))
+            rows = np.concatenate([as_card_rows(held[alive]), as_card_rows(deck[alive])], axis=1)
+            groups.setdefault(id(decision.position), (decision.position, []))[1].append(
+                (index, alive, decision.row, decision.action, rows))
+    observations, masks, where = [], [], []
+    for position, parts in groups.values():
+        width = max(rows.shape[1] for *_, rows in parts)
+        rows = np.concatenate([np.pad(rows, ((0, 0), (0, width - rows.shape[1])), constant_values=-1)
+                               for *_, rows in parts])
+        slots = np.concatenate([np.full(len(alive), row) for _, alive, row, _, _ in parts])
+        observers = np.concatenate([np.full(len(alive), questions[index].observer) for index, alive, *_ in parts])
+        worlds = position.with_hidden(slots, observers, rows)
+        observations.append(worlds.obs[: len(slots)])
+        masks.append(worlds.mask[: len(slots)])
+        where += [(index, alive, action) for index, alive, _, action, _ in parts]
+    return observations, masks, where
 
 
 @dataclass

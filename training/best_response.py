@@ -63,8 +63,8 @@ def checkpoint_argument(spec: str) -> str | None:
     return argument if name == "checkpoint" else None
 
 
-def exploiter_start(target: str, start: str, tables: list[RulesConfig]) -> NetworkStart:
-    """Resolve `TrainConfig.best_response_start` for ``target`` on the run's ``tables``.
+def exploiter_start(target: str, start: str, rules_per_size: list[RulesConfig]) -> NetworkStart:
+    """Resolve `TrainConfig.best_response_start` for ``target`` on the run's ``rules_per_size``.
 
     ``auto``: a copy of the target if it is a network, else the strongest shipped network that plays every
     table (`SHIPPED_BY_STRENGTH`), else fresh; ``fresh``; or a checkpoint spec, which must play every table.
@@ -76,29 +76,29 @@ def exploiter_start(target: str, start: str, tables: list[RulesConfig]) -> Netwo
         why = f"the target {target} is scripted: there is no copy to start from"
         if copied is not None:
             try:
-                return _from_checkpoint(copied, tables, f"a copy of the target {target}")
+                return _from_checkpoint(copied, rules_per_size, f"a copy of the target {target}")
             except OlderObservations as error:
                 why = str(error)
         for name in SHIPPED_BY_STRENGTH:
             try:
-                return _from_checkpoint(name, tables, f"the shipped network {name} ({why})")
+                return _from_checkpoint(name, rules_per_size, f"the shipped network {name} ({why})")
             except CheckpointTableMismatch:  # another table or observation layout
                 continue
         return NetworkStart(None, f"a fresh network ({why}, and no shipped network plays these rules)")
     if checkpoint_argument(start) is None:
         raise ValueError(f"best_response_start must be auto, fresh or a checkpoint spec (checkpoint:PATH or "
                          f"checkpoint:NAME), got {start!r}")
-    return checkpoint_start(start, tables)
+    return checkpoint_start(start, rules_per_size)
 
 
-def checkpoint_start(spec: str, tables: list[RulesConfig]) -> NetworkStart:
+def checkpoint_start(spec: str, rules_per_size: list[RulesConfig]) -> NetworkStart:
     """The start from the checkpoint spec ``spec`` (``checkpoint:PATH`` or ``checkpoint:NAME``), which must play
     every table of the run with the trainer's observations (else `CheckpointTableMismatch`)."""
     argument = checkpoint_argument(spec)
     if argument is None:
         raise ValueError(f"a network starts fresh or from a checkpoint spec (checkpoint:PATH or checkpoint:NAME), "
                          f"got {spec!r}")
-    return _from_checkpoint(argument, tables, f"the network {spec}")
+    return _from_checkpoint(argument, rules_per_size, f"the network {spec}")
 
 
 def start_shape(start: NetworkStart) -> dict:
@@ -113,10 +113,10 @@ class OlderObservations(CheckpointTableMismatch):
     """A checkpoint reads an older observation layout than the trainer's networks: it plays, but cannot train."""
 
 
-def _from_checkpoint(argument: str, tables: list[RulesConfig], description: str) -> NetworkStart:
+def _from_checkpoint(argument: str, rules_per_size: list[RulesConfig], description: str) -> NetworkStart:
     """The start from a checkpoint that plays every table with today's observations (else
     `CheckpointTableMismatch`)."""
-    for rules in tables:
+    for rules in rules_per_size:
         make_policy(f"checkpoint:{argument}", rules)
     _, metadata = load_checkpoint(argument)
     if int(metadata["observation_version"]) != OBSERVATION_VERSION:

@@ -274,14 +274,14 @@ def format_value(value) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``rouba-train``; its exit status (2 with one error line, 130 or 143 when a signal stops the run)."""
     if {"-h", "--help"} & set(sys.argv[1:] if argv is None else argv):
         parse_request(argv)  # prints the settings and exits
-    from pathlib import Path
     import signal
 
     from rouba_env.files import FileWriteError
     from rouba_env.players.checkpoint import CheckpointError
-    from rouba_training.run_folder import RunFolderError, is_complete, read_resume_file
+    from rouba_training.run_folder import RunFolderError
 
     command = " ".join(["rouba-train", *(sys.argv[1:] if argv is None else argv)])
     try:  # every flag and value checked before torch is imported (which takes seconds on a busy machine)
@@ -291,30 +291,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, CheckpointError) as error:
         return fail(str(error))
     try:
-        from rouba_training.trainer import EXIT_INTERRUPTED, train
+        from rouba_training.trainer import EXIT_INTERRUPTED
     except ImportError as error:
         from rouba_env.extras import install_hint
 
         return fail(f"training needs the train extra ({error.name} is missing): {install_hint('train')}; "
                     f"for torch's CPU-only build, which is far smaller, first: {TORCH_CPU_INSTALL}")
     try:
-        saved = read_resume_file(Path(request.run_dir)) if request.resume and \
-            (Path(request.run_dir) / "checkpoint.pt").is_file() else None
-        config, changes = build_config(request, saved["config"] if saved else None,
-                                       saved.get("config_sources") if saved else None)
-        if saved is not None and is_complete(Path(config.run.run_dir), saved, config.run.total_steps):
-            print(f"{config.run.run_dir} is complete: {saved['learner_steps']} learner steps of {config.run.total_steps} "
-                  f"and its final evaluation; nothing was changed. To train it further: rouba-train --resume "
-                  f"--run-dir {config.run.run_dir} --total-steps N (N above {saved['learner_steps']})")
-            unapplied = [name for name, _, _ in changes if name not in SHOWN_ONLY]
-            if unapplied:
-                print(f"  not applied, since nothing is trained: {', '.join(unapplied)}")
-            return 0
-        if saved is not None:
-            print(f"resuming {config.run.run_dir} at update {saved['update']} ({saved['learner_steps']} learner steps)")
-            for name, old, new in changes:
-                print(f"  {name}: {format_value(old)} -> {format_value(new)}")
-        final = train(config, resume=request.resume, command=command, overwrite=request.overwrite, saved=saved)
+        config, final = train_request(request, command=command)
     except (ValueError, FileNotFoundError, RunFolderError, FileWriteError, CheckpointError) as error:
         return fail(str(error))
     except OSError as error:
@@ -325,10 +309,44 @@ def main(argv: list[str] | None = None) -> int:
         print("\nstopped at once; the last checkpoint is intact: "
               f"rouba-train --resume --run-dir {request.run_dir}", file=sys.stderr)
         return EXIT_INTERRUPTED[signal.SIGINT]
+    if final is None:  # a complete run, left as it was
+        return 0
     if final["interrupted"]:
         print(f"\nstopped by {final['interrupted']} after {final['learner_steps']} learner steps "
               f"(update {final['updates']}); checkpoint written. Resume with:\n  {final['resume_command']}")
         return EXIT_INTERRUPTED[signal.Signals[final["interrupted"]]]
+    print_report(config, final)
+    return 0
+
+
+def train_request(request: TrainRequest, *, command: str) -> tuple[TrainConfig, dict | None]:
+    """Read a resumed run's checkpoint, say what its settings change, and train: (config, the run's final
+    answer), or (config, None) for a run already complete, which is left as it is."""
+    from rouba_training.run_folder import is_complete, read_resume_file
+    from rouba_training.trainer import train
+
+    saved = read_resume_file(Path(request.run_dir)) if request.resume and \
+        (Path(request.run_dir) / "checkpoint.pt").is_file() else None
+    config, changes = build_config(request, saved["config"] if saved else None,
+                                   saved.get("config_sources") if saved else None)
+    if saved is not None and is_complete(Path(config.run.run_dir), saved, config.run.total_steps):
+        print(f"{config.run.run_dir} is complete: {saved['learner_steps']} learner steps of {config.run.total_steps} "
+              f"and its final evaluation; nothing was changed. To train it further: rouba-train --resume "
+              f"--run-dir {config.run.run_dir} --total-steps N (N above {saved['learner_steps']})")
+        unapplied = [name for name, _, _ in changes if name not in SHOWN_ONLY]
+        if unapplied:
+            print(f"  not applied, since nothing is trained: {', '.join(unapplied)}")
+        return config, None
+    if saved is not None:
+        print(f"resuming {config.run.run_dir} at update {saved['update']} ({saved['learner_steps']} learner steps)")
+        for name, old, new in changes:
+            print(f"  {name}: {format_value(old)} -> {format_value(new)}")
+    return config, train(config, resume=request.resume, command=command, overwrite=request.overwrite, saved=saved)
+
+
+def print_report(config: TrainConfig, final: dict) -> None:
+    """Print what a finished run did: its speed, its evaluations' time and results, and a best response's
+    bound at the start and at the end."""
     print(f"\ntrained {final['learner_steps']} learner steps in {final['seconds_training']} s "
           f"({final['learner_steps_per_second']:.0f} steps/s); run folder: {config.run.run_dir}")
     if "seconds_final_evaluation" in final or final.get("seconds_periodic_evaluations"):
@@ -349,7 +367,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{players} players, at the start: "
                   f"{describe_bound(start) if start else 'not evaluated'}")
             print(f"{players} players, after {final['learner_steps']} steps: {describe_bound(end)}")
-    return 0
 
 
 if __name__ == "__main__":

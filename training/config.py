@@ -594,11 +594,11 @@ class TrainConfig:
     def network_start(self) -> NetworkStart | None:
         """Where the learner's network starts: an exploiter's start (`best_response_start`), `start_from`'s
         checkpoint, or None (fresh)."""
-        tables = [make_rules(self.run.rules, num_players=n) for n in self.run.num_players]
+        rules_per_size = [make_rules(self.run.rules, num_players=n) for n in self.run.num_players]
         if self.opponents.best_response:
-            return exploiter_start(self.opponents.best_response, self.opponents.best_response_start, tables)
+            return exploiter_start(self.opponents.best_response, self.opponents.best_response_start, rules_per_size)
         if self.network.start_from != DEFAULTS["start_from"]:
-            return checkpoint_start(self.network.start_from, tables)
+            return checkpoint_start(self.network.start_from, rules_per_size)
         return None
 
     @property
@@ -665,7 +665,7 @@ def resolve_defaults(settings: dict, sources: dict[str, str] | None = None) -> t
 
 
 def other_defaults(name: str) -> str:
-    """What ``--help`` adds to a setting's text: its defaults other than the trainer's, from the tables
+    """What ``--help`` adds to a setting's text: its defaults other than the trainer's, from what
     `resolve_defaults` reads."""
     notes = [f"on {deck}: {shown(defaults[name])}" for deck, defaults in DECK_DEFAULTS.items() if name in defaults]
     if name == "learning_rate":

@@ -65,15 +65,15 @@ def network_state(network: torch.nn.Module) -> dict[str, torch.Tensor]:
 class RolloutWorker:
     """The body of one rollout actor (a plain class: Ray wraps it with `ray.remote` in `RayCollector`)."""
 
-    def __init__(self, config: dict, tables: list[dict], max_players: int, *, index: int, slots: list[int]):
+    def __init__(self, config: dict, rules_per_size: list[dict], max_players: int, *, index: int, slots: list[int]):
         self.config = TrainConfig.of(**config)
-        self.tables = [RulesConfig.from_dict(table) for table in tables]
+        self.rules_per_size = [RulesConfig.from_dict(table) for table in rules_per_size]
         self.max_players = max_players
         self.index = index
         self.slots = slots
         """Game slots of this actor per table size."""
         torch.set_num_threads(self.config.run.torch_threads or ACTOR_CPUS)
-        learner = build_learner(self.config, self.tables, max_players, device=torch.device("cpu"))  # the driver's own
+        learner = build_learner(self.config, self.rules_per_size, max_players, device=torch.device("cpu"))  # the driver's own
         self.network, self.pool = learner.network.eval(), learner.pool
         self.pool_steps: list[int] | None = None
         """Snapshot steps of the pool copy held (None: none received yet)."""
@@ -87,14 +87,14 @@ class RolloutWorker:
         """Fresh games, seats and randomness for a first collect at ``update``."""
         # Actor k is collector k + 1: collector 0 is the single-process trainer (rouba_training.seeds).
         config = self.config
-        seeds = collector_seeds(config.run.seed, len(self.tables), self.index + 1, update)
+        seeds = collector_seeds(config.run.seed, len(self.rules_per_size), self.index + 1, update)
         rng = seeds.generator()
         generator = torch.Generator()
         generator.manual_seed(seeds.torch_seed)
         games = [SelfPlayGames(rules, table_index, slots, seed=seeds.deal_seeds[table_index],
                                max_players=self.max_players,
                                reward=config.run.reward, pool=self.pool, rng=rng, every_seat=config.records_every_seat)
-                 for table_index, (rules, slots) in enumerate(zip(self.tables, self.slots))]
+                 for table_index, (rules, slots) in enumerate(zip(self.rules_per_size, self.slots))]
         self.collector = LocalCollector(games, device=torch.device("cpu"), generator=generator,
                                         rollout_steps=config.run.rollout_steps, gamma=config.ppo.gamma,
                                         gae_lambda=config.ppo.gae_lambda)
@@ -136,7 +136,7 @@ class RayCollector:
     collector; ``close()`` ends the actors (and the local Ray it started).
     """
 
-    def __init__(self, config: TrainConfig, tables: list[RulesConfig], max_players: int, *, pool: OpponentPool,
+    def __init__(self, config: TrainConfig, rules_per_size: list[RulesConfig], max_players: int, *, pool: OpponentPool,
                  update: int, started_ray: bool | None = None):
         ray = import_ray()
         self.ray = ray
@@ -151,12 +151,12 @@ class RayCollector:
             raise RuntimeError(f"rollout_workers={workers} needs {workers * ACTOR_CPUS} CPUs, but the Ray cluster "
                                f"has {available:g}; lower --rollout-workers or add nodes")
         actor_class = ray.remote(RolloutWorker)
-        shares = [split_slots(config.run.num_envs, workers) for _ in tables]
-        table_dicts = [rules.to_dict() for rules in tables]
+        shares = [split_slots(config.run.num_envs, workers) for _ in rules_per_size]
+        rules_dicts = [rules.to_dict() for rules in rules_per_size]
         self.actors = [
             actor_class.options(name=ACTOR_NAME.format(index=index), num_cpus=ACTOR_CPUS,
                                 max_restarts=ACTOR_MAX_RESTARTS, max_task_retries=ACTOR_MAX_RESTARTS).remote(
-                config.to_dict(), table_dicts, max_players, index=index, slots=[share[index] for share in shares])
+                config.to_dict(), rules_dicts, max_players, index=index, slots=[share[index] for share in shares])
             for index in range(workers)
         ]
         self.pids = ray.get([actor.pid.remote() for actor in self.actors])

@@ -61,13 +61,13 @@ class Learner:
                                                                        "network": saved["network"]}))
 
 
-def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: int, *, device: torch.device,
+def build_learner(config: TrainConfig, rules_per_size: list[RulesConfig], max_players: int, *, device: torch.device,
                   scripted: dict | None = None) -> Learner:
     """The learner of ``config``: its network (seeded by torch's global generator), Adam, and the pool of
     scripted opponents (``scripted``: one policy per table size for each spec, made here when not given)
     with room for snapshots."""
-    encoder = ObservationEncoder(tables[0], max_players)
-    num_actions = ActionEncoding(tables[0], max_players).size
+    encoder = ObservationEncoder(rules_per_size[0], max_players)
+    num_actions = ActionEncoding(rules_per_size[0], max_players).size
     shape = config.network
     network = make_network(shape.architecture, encoder.size, num_actions, hidden_sizes=shape.hidden_sizes,
                            max_players=max_players,
@@ -81,7 +81,7 @@ def build_learner(config: TrainConfig, tables: list[RulesConfig], max_players: i
     network = network.to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.ppo.learning_rate, eps=ADAM_EPSILON)
     if scripted is None:
-        scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables]
+        scripted = {spec: [make_policy(spec, rules, max_players) for rules in rules_per_size]
                     for spec in config.opponents.scripted_opponents}
     opponents = config.opponents
     pool = OpponentPool(scripted, (opponents.self_play_weight, opponents.past_self_weight, opponents.scripted_weight),

@@ -8,12 +8,16 @@ the entropy is summed over legal actions only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from rouba_training.config import PPOSettings
 from rouba_training.network import masked_logits
+
+if TYPE_CHECKING:
+    from rouba_training.losses import Minibatch
 
 
 class MaskedCategorical:
@@ -128,73 +132,21 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
     Returns the mean of each of the terms' statistics (`rouba_training.losses.loss_statistics`) over the
     gradient steps, 0 for a term this update leaves out.
     """
-    from rouba_training.losses import Minibatch, UpdateLoss, loss_statistics, loss_terms, mirror_fit_target, total_loss
-    from rouba_training.regularizers import uniform_log_probs
+    from rouba_training.losses import UpdateLoss, loss_statistics, loss_terms, total_loss
 
     network.train()
-    to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
-    obs, mask, actions = to_tensor(batch.obs), to_tensor(batch.mask), to_tensor(batch.actions)
-    old_log_probs, advantages, returns = to_tensor(batch.log_probs), to_tensor(batch.advantages), to_tensor(batch.returns)
-    hidden = None if batch.hidden is None else to_tensor(batch.hidden)  # a privileged critic's extra input
+    tensors = update_tensors(batch, device=device)
     size = len(batch.actions)
-    # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
-    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     minibatches = max(1, round(size / ppo.minibatch_size))
-    fitting = ppo.policy_objective == "mirror_fit"  # the action-value head's values
-    searching = ppo.policy_objective == "searched_mirror"  # the batch's searched values
-    if (fitting or searching) and (regularization is None or regularization.mirror_coef <= 0):
-        raise ValueError(f"policy_objective={ppo.policy_objective} needs a mirror_coef above 0 (its step size is "
-                         f"1 / mirror_coef)")
-    if searching and (batch.searched_values is None or batch.searched is None):
-        raise ValueError("policy_objective=searched_mirror needs a batch with searched values")
-    kl_terms: dict = {}
-    if regularization is not None:
-        legal = mask.bool()
-        collecting = frozen_values = None
-        if fitting:
-            collecting, frozen_values = whole_policy_and_action_values(network, obs, legal)
-        elif searching:
-            collecting = whole_log_probs(network, obs, legal)
-            frozen_values = to_tensor(np.nan_to_num(batch.searched_values, nan=0.0))
-            kl_terms["mirror_weights"] = to_tensor(batch.searched.astype(np.float32))
-        elif regularization.mirror_coef > 0:
-            collecting = whole_log_probs(network, obs, legal)
-        kl_terms |= dict(
-            magnet_coef=regularization.magnet_coef, mirror_coef=regularization.mirror_coef,
-            support_coef=regularization.support_coef, collecting=collecting,
-            magnet=(None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
-                    if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal)))
-        if fitting or searching:
-            kl_terms["mirror_target"] = mirror_fit_target(
-                frozen_values, collecting, kl_terms["magnet"], legal,
-                step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
+    kl_terms = regularization_terms(network, batch, tensors=tensors, ppo=ppo, regularization=regularization,
+                                    device=device)
     terms = loss_terms(UpdateLoss(ppo, **kl_terms, distill_action_values=network.privileged))
     reported = loss_statistics()
     stats: dict[str, list[float]] = {name: [] for name in reported}
     for _ in range(ppo.update_epochs):
         order = torch.randperm(size, generator=generator, device=device)
         for rows in torch.tensor_split(order, minibatches):
-            hidden_rows = None if hidden is None else hidden[rows]
-            hands = None
-            taken_action_value = action_values = privileged_values = None
-            if fitting:  # the returns teach a privileged critic's action values, which teach the actor's head
-                logits, values, action_values = network.forward_with_action_values(obs[rows], hidden_rows)
-                if network.privileged:
-                    privileged_values = network.privileged_action_values(obs[rows], hidden_rows)
-                return_values = action_values if privileged_values is None else privileged_values
-                taken_action_value = return_values.gather(-1, actions[rows].long().unsqueeze(-1)).squeeze(-1)
-            elif ppo.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
-                logits, values, hands = network.forward_with_hands(obs[rows], hidden_rows)
-            else:
-                logits, values = network(obs[rows], hidden_rows)
-            dist = MaskedCategorical(logits, mask[rows])
-            minibatch = Minibatch(
-                rows=rows, log_probs=dist.log_probs, legal=dist.mask, log_prob=dist.log_prob(actions[rows]),
-                entropy=dist.entropy(), values=values, old_log_prob=old_log_probs[rows],
-                advantages=advantages[rows], returns=returns[rows], hands=hands, hidden=hidden_rows,
-                taken_action_value=taken_action_value, action_values=action_values,
-                privileged_action_values=privileged_values)
-            total, step_stats = total_loss(terms, minibatch)
+            total, step_stats = total_loss(terms, forward_minibatch(network, tensors, rows=rows, ppo=ppo))
             if not torch.isfinite(total):
                 raise RuntimeError(f"the loss became {float(total)} at update {update}; "
                                    f"lower --learning-rate or check the run's settings")
@@ -205,3 +157,100 @@ def ppo_update(network: torch.nn.Module, optimizer: torch.optim.Optimizer, batch
             for name in reported:  # a term left out of this update reports 0
                 stats[name].append(step_stats.get(name, 0.0))
     return {name: float(np.mean(values)) for name, values in stats.items()}
+
+
+@dataclass
+class UpdateTensors:
+    """A batch's arrays as tensors on the update's device, which every minibatch indexes."""
+
+    obs: torch.Tensor
+    mask: torch.Tensor
+    actions: torch.Tensor
+    old_log_probs: torch.Tensor
+    advantages: torch.Tensor
+    """Normalised over the whole batch."""
+    returns: torch.Tensor
+    hidden: torch.Tensor | None
+    """A privileged critic's extra input (None without one)."""
+
+
+def update_tensors(batch, *, device: torch.device) -> UpdateTensors:
+    """``batch``'s arrays moved to ``device`` once per update, with its advantages normalised."""
+    to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
+    obs, mask, actions = to_tensor(batch.obs), to_tensor(batch.mask), to_tensor(batch.actions)
+    old_log_probs, advantages, returns = to_tensor(batch.log_probs), to_tensor(batch.advantages), to_tensor(batch.returns)
+    hidden = None if batch.hidden is None else to_tensor(batch.hidden)  # a privileged critic's extra input
+    # Advantages are normalised over the whole batch (a per-minibatch std of one row would be NaN).
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    return UpdateTensors(obs=obs, mask=mask, actions=actions, old_log_probs=old_log_probs, advantages=advantages,
+                         returns=returns, hidden=hidden)
+
+
+def regularization_terms(network: torch.nn.Module, batch, *, tensors: UpdateTensors, ppo: PPOSettings,
+                         regularization: Regularization | None, device: torch.device) -> dict:
+    """The `UpdateLoss` fields of the KL terms (the frozen magnet's and collecting policy's log-probabilities,
+    the mirror fit's target), read once per update before the network moves; ValueError where the policy
+    objective lacks what it needs."""
+    from rouba_training.losses import mirror_fit_target
+    from rouba_training.regularizers import uniform_log_probs
+
+    fitting = ppo.policy_objective == "mirror_fit"  # the action-value head's values
+    searching = ppo.policy_objective == "searched_mirror"  # the batch's searched values
+    if (fitting or searching) and (regularization is None or regularization.mirror_coef <= 0):
+        raise ValueError(f"policy_objective={ppo.policy_objective} needs a mirror_coef above 0 (its step size is "
+                         f"1 / mirror_coef)")
+    if searching and (batch.searched_values is None or batch.searched is None):
+        raise ValueError("policy_objective=searched_mirror needs a batch with searched values")
+    kl_terms: dict = {}
+    if regularization is None:
+        return kl_terms
+    to_tensor = lambda array: torch.as_tensor(array, device=device)  # noqa: E731
+    obs, legal = tensors.obs, tensors.mask.bool()
+    collecting = frozen_values = None
+    if fitting:
+        collecting, frozen_values = whole_policy_and_action_values(network, obs, legal)
+    elif searching:
+        collecting = whole_log_probs(network, obs, legal)
+        frozen_values = to_tensor(np.nan_to_num(batch.searched_values, nan=0.0))
+        kl_terms["mirror_weights"] = to_tensor(batch.searched.astype(np.float32))
+    elif regularization.mirror_coef > 0:
+        collecting = whole_log_probs(network, obs, legal)
+    kl_terms |= dict(
+        magnet_coef=regularization.magnet_coef, mirror_coef=regularization.mirror_coef,
+        support_coef=regularization.support_coef, collecting=collecting,
+        magnet=(None if regularization.magnet_coef == 0 else uniform_log_probs(legal)
+                if regularization.magnet is None else whole_log_probs(regularization.magnet, obs, legal)))
+    if fitting or searching:
+        kl_terms["mirror_target"] = mirror_fit_target(
+            frozen_values, collecting, kl_terms["magnet"], legal,
+            step_size=1.0 / regularization.mirror_coef, temperature=regularization.magnet_coef)
+    return kl_terms
+
+
+def forward_minibatch(network: torch.nn.Module, tensors: UpdateTensors, *, rows: torch.Tensor,
+                      ppo: PPOSettings) -> Minibatch:
+    """The `Minibatch` of ``rows``: the network's forward pass on them, through the heads the losses read."""
+    from rouba_training.losses import Minibatch
+
+    obs, mask, actions = tensors.obs, tensors.mask, tensors.actions
+    hidden_rows = None if tensors.hidden is None else tensors.hidden[rows]
+    hands = None
+    taken_action_value = action_values = privileged_values = None
+    fitting = ppo.policy_objective == "mirror_fit"  # the action-value head's values
+    if fitting:  # the returns teach a privileged critic's action values, which teach the actor's head
+        logits, values, action_values = network.forward_with_action_values(obs[rows], hidden_rows)
+        if network.privileged:
+            privileged_values = network.privileged_action_values(obs[rows], hidden_rows)
+        return_values = action_values if privileged_values is None else privileged_values
+        taken_action_value = return_values.gather(-1, actions[rows].long().unsqueeze(-1)).squeeze(-1)
+    elif ppo.hand_coef > 0:  # the auxiliary head guesses the hidden cards from the observation
+        logits, values, hands = network.forward_with_hands(obs[rows], hidden_rows)
+    else:
+        logits, values = network(obs[rows], hidden_rows)
+    dist = MaskedCategorical(logits, mask[rows])
+    return Minibatch(
+        rows=rows, log_probs=dist.log_probs, legal=dist.mask, log_prob=dist.log_prob(actions[rows]),
+        entropy=dist.entropy(), values=values, old_log_prob=tensors.old_log_probs[rows],
+        advantages=tensors.advantages[rows], returns=tensors.returns[rows], hands=hands, hidden=hidden_rows,
+        taken_action_value=taken_action_value, action_values=action_values,
+        privileged_action_values=privileged_values)

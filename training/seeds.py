@@ -42,13 +42,13 @@ class CollectorSeeds:
         return np.random.default_rng(self.numpy_sequence)
 
 
-def collector_seeds(seed: int, tables: int, collector: int = 0, update: int = 0) -> CollectorSeeds:
+def collector_seeds(seed: int, table_sizes: int, collector: int = 0, update: int = 0) -> CollectorSeeds:
     """The seeds of collector ``collector`` (0: the trainer itself; Ray actor k: k) starting at ``update``."""
-    if min(tables, collector, update) < 0 or tables < 1:
-        raise ValueError(f"tables must be at least 1 and collector, update at least 0, got "
-                         f"{tables}, {collector}, {update}")
+    if min(table_sizes, collector, update) < 0 or table_sizes < 1:
+        raise ValueError(f"table_sizes must be at least 1 and collector, update at least 0, got "
+                         f"{table_sizes}, {collector}, {update}")
     deal_seeds = tuple(seed * DEAL_SEED_MULTIPLIER + TABLE_SEED_STRIDE * table + COLLECTOR_SEED_STRIDE * collector
-                       + update for table in range(tables))
+                       + update for table in range(table_sizes))
     if collector == 0 and update == 0:
         return CollectorSeeds(deal_seeds, np.random.SeedSequence(seed), seed)
     sequence = np.random.SeedSequence(seed, spawn_key=(collector, update))

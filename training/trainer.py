@@ -127,13 +127,9 @@ class Trainer:
         self.run_dir = run_dir = Path(config.run.run_dir)
         # Everything the run will use is resolved before the folder is touched: a bad rules preset or player
         # spec fails here, leaving no empty run folder behind and losing no work later.
-        self.max_players = max_players = config.padded_players
-        self.tables = tables = [make_rules(config.run.rules, num_players=n) for n in config.run.num_players]
-        scripted = {spec: [make_policy(spec, rules, max_players) for rules in tables]
-                    for spec in config.opponents.scripted_opponents}
-        for spec in config.evaluation.eval_opponents:
-            for rules in tables:
-                make_policy(spec, rules, max_players)
+        self.max_players = config.padded_players
+        self.rules_per_size = [make_rules(config.run.rules, num_players=n) for n in config.run.num_players]
+        scripted = self._make_opponents()
         self.complete: dict | None = None
         """The answer of a run that has already trained ``total_steps`` and made its final evaluation."""
         if resume:
@@ -147,40 +143,15 @@ class Trainer:
         self.device = device = torch.device(config.run.device)
         if device.type == "cuda" and not torch.cuda.is_available():
             raise RuntimeError(f"--device {config.run.device} asked for, but torch sees no CUDA device")
-        started_ray = None
-        if config.scale_out.ray:  # joined before the folder is touched: a bad address changes nothing there
-            from rouba_training.distributed import join_ray
-
-            started_ray = join_ray(config)
-        self.started_ray = started_ray
-        try:
-            prepare(run_dir, resume, overwrite)
-        except BaseException:
-            if started_ray:
-                import ray
-
-                ray.shutdown()
-            raise
+        self._join_ray_and_prepare_folder(overwrite=overwrite)
         # with Ray the batch is collected elsewhere, and the idle cores say nothing about the update
         self.threads = TorchThreads(config.run.torch_threads, adaptive=not config.scale_out.ray and device.type == "cpu")
         self.command = command or " ".join(["python"] + sys.argv)
-
-        first = collector_seeds(config.run.seed, len(tables))  # the trainer is collector 0 (rouba_training.seeds)
-        self.rng = first.generator()
-        torch.manual_seed(first.torch_seed)
-        self.generator = torch.Generator(device=device)
-        self.generator.manual_seed(first.torch_seed)
-        self.learner = build_learner(config, tables, max_players, device=device, scripted=scripted)
-        self.network_start = config.network_start()
-        self.run_progress = RunProgress()
-        if resume:
-            self.load_state_dict(saved)
-            truncate_rows(run_dir / METRICS_FILE, self.run_progress.update)
-            truncate_rows(run_dir / EVAL_FILE, self.run_progress.update)
+        self._start_learner(scripted=scripted, saved=saved)
         self.collector = self.make_collector()
-        self.trees = {rules: solvable_tree(rules, config.run.reward) for rules in tables}
+        self.trees = {rules: solvable_tree(rules, config.run.reward) for rules in self.rules_per_size}
         """The whole game tree of each table small enough to solve exactly: its NashConv joins every evaluation."""
-        self.targets = {rules: exact_target(tree, config.opponents.best_response, rules, max_players)
+        self.targets = {rules: exact_target(tree, config.opponents.best_response, rules, self.max_players)
                         for rules, tree in self.trees.items() if tree is not None and config.opponents.best_response}
         """A best response's target on each solvable table: how it plays and its exact best response's value."""
         from torch.utils.tensorboard import SummaryWriter
@@ -188,6 +159,53 @@ class Trainer:
         # On resume, TensorBoard drops the points logged after the checkpoint (their step axis is learner steps).
         self.writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR),
                                     purge_step=self.run_progress.learner_steps + 1 if resume else None)
+
+    def _make_opponents(self) -> dict:
+        """The scripted opponents, spec -> one player per table; the evaluation opponents are made too, and
+        dropped, so that a bad spec fails before the run folder is touched."""
+        config, rules_per_size, max_players = self.config, self.rules_per_size, self.max_players
+        scripted = {spec: [make_policy(spec, rules, max_players) for rules in rules_per_size]
+                    for spec in config.opponents.scripted_opponents}
+        for spec in config.evaluation.eval_opponents:
+            for rules in rules_per_size:
+                make_policy(spec, rules, max_players)
+        return scripted
+
+    def _join_ray_and_prepare_folder(self, *, overwrite: bool) -> None:
+        """Join the Ray cluster (with ``ray``) before the run folder is touched, so that a bad address changes
+        nothing there, then prepare the folder; a cluster started here is shut down if that fails."""
+        config = self.config
+        started_ray = None
+        if config.scale_out.ray:
+            from rouba_training.distributed import join_ray
+
+            started_ray = join_ray(config)
+        self.started_ray = started_ray
+        try:
+            prepare(self.run_dir, self.resume, overwrite)
+        except BaseException:
+            if started_ray:
+                import ray
+
+                ray.shutdown()
+            raise
+
+    def _start_learner(self, *, scripted: dict, saved: dict | None) -> None:
+        """Seed the random generators, build the learner and, on resume, load the checkpoint into them and cut
+        the run's CSV files back to its update."""
+        config, rules_per_size, device = self.config, self.rules_per_size, self.device
+        first = collector_seeds(config.run.seed, len(rules_per_size))  # the trainer is collector 0 (rouba_training.seeds)
+        self.rng = first.generator()
+        torch.manual_seed(first.torch_seed)
+        self.generator = torch.Generator(device=device)
+        self.generator.manual_seed(first.torch_seed)
+        self.learner = build_learner(config, rules_per_size, self.max_players, device=device, scripted=scripted)
+        self.network_start = config.network_start()
+        self.run_progress = RunProgress()
+        if self.resume:
+            self.load_state_dict(saved)
+            truncate_rows(self.run_dir / METRICS_FILE, self.run_progress.update)
+            truncate_rows(self.run_dir / EVAL_FILE, self.run_progress.update)
 
     # ---------------------------------------------------------------- the state
 
@@ -225,7 +243,7 @@ class Trainer:
     def save_policy(self) -> None:
         """The played network, with the run's settings and latest evaluation, as the run's policy folder."""
         run, config = self.run_progress, self.config
-        save_policy(self.run_dir / POLICY_DIR, self.learner.network, self.tables[0], max_players=self.max_players,
+        save_policy(self.run_dir / POLICY_DIR, self.learner.network, self.rules_per_size[0], max_players=self.max_players,
                     extra={
             "learner_steps": run.learner_steps, "update": run.update, "command": self.command,
             "train_config": config.to_dict(), "train_config_sources": config.sources,
@@ -237,17 +255,17 @@ class Trainer:
 
     def make_collector(self) -> Collector:
         """Where the batches come from: Ray actors with ``ray``, else this process."""
-        config, tables = self.config, self.tables
+        config, rules_per_size = self.config, self.rules_per_size
         if config.scale_out.ray:  # rollout actors on a Ray cluster collect the batch (rouba_training.distributed)
             from rouba_training.distributed import RayCollector
 
-            return RayCollector(config, tables, self.max_players, pool=self.learner.pool,
+            return RayCollector(config, rules_per_size, self.max_players, pool=self.learner.pool,
                                 update=self.run_progress.update, started_ray=self.started_ray)
-        deal_seeds = collector_seeds(config.run.seed, len(tables), 0, self.run_progress.update).deal_seeds
+        deal_seeds = collector_seeds(config.run.seed, len(rules_per_size), 0, self.run_progress.update).deal_seeds
         games = [SelfPlayGames(rules, index, config.run.num_envs, seed=deal_seeds[index], max_players=self.max_players,
                                reward=config.run.reward, pool=self.learner.pool, rng=self.rng,
                                every_seat=config.records_every_seat, search=self.decision_search(rules))
-                 for index, rules in enumerate(tables)]
+                 for index, rules in enumerate(rules_per_size)]
         return LocalCollector(games, device=self.device, generator=self.generator,
                               rollout_steps=config.run.rollout_steps, gamma=config.ppo.gamma,
                               gae_lambda=config.ppo.gae_lambda)
@@ -320,7 +338,7 @@ class Trainer:
         recorded in ``eval.csv`` as the run's latest evaluation."""
         run, config = self.run_progress, self.config
         rows = []
-        for rules in self.tables:
+        for rules in self.rules_per_size:
             target = self.targets.get(rules)
             for row in evaluate_network(self.learner.network, rules, self.max_players,
                                         opponents=config.evaluation.eval_opponents,
@@ -331,7 +349,7 @@ class Trainer:
                     row |= exploitability_bound(row, rules)
                     if target is not None:
                         row["exact_best_response"] = target.best_response_value
-                if len(self.tables) > 1:
+                if len(self.rules_per_size) > 1:
                     row["opponent"] = f"{row['opponent']}@{rules.num_players}p"
                 rows.append(row)
                 self.writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], run.learner_steps)
@@ -352,6 +370,19 @@ class Trainer:
 
         bar = tqdm(total=config.run.total_steps, initial=min(run.learner_steps, config.run.total_steps), unit="step",
                    disable=not config.run.progress, dynamic_ncols=True, desc="training")
+        last_checkpoint = self._begin_run(bar)
+        with stop_on_signals(STOP_SIGNALS if catch_signals else ()) as received:
+            self._train_until_stopped(bar, received=received, last_checkpoint=last_checkpoint)
+            interrupted = received[0].name if received else None
+        bar.close()
+        self.collector.close()
+        return self._finish_run(interrupted)
+
+    def _begin_run(self, bar) -> float:
+        """Before the first update: say how the network starts; on a new run, evaluate a best response's start
+        and write update 0's checkpoint; on resume, make the evaluation a stop cut off. Returns the time
+        (monotonic) that the minutes between checkpoints count from."""
+        config, run = self.config, self.run_progress
         if self.resume and policy_update(self.run_dir) != run.update:
             self.save_policy()
         if config.opponents.best_response:
@@ -374,29 +405,35 @@ class Trainer:
             evaluation_started = time.perf_counter()
             self.evaluate(config.evaluation.eval_games, "periodic")
             run.evaluation_seconds += time.perf_counter() - evaluation_started
-        with stop_on_signals(STOP_SIGNALS if catch_signals else ()) as received:
-            while run.learner_steps < config.run.total_steps and not received:
-                steps_before = run.learner_steps
-                row = self.update()
-                bar.update(min(row["batch_size"], bar.total - bar.n))  # the last update runs past total_steps
-                bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
-                                kl=f"{row['approx_kl']:.3f}", steps=run.learner_steps)
-                if config.evaluation_due(run.update, steps_before, run.learner_steps) and not received:
-                    evaluation_started = time.perf_counter()
-                    rows = self.evaluate(config.evaluation.eval_games, "periodic")
-                    run.evaluation_seconds += time.perf_counter() - evaluation_started
-                    solved = {r["nash_conv"] for r in rows if "nash_conv" in r}
-                    bar.write(f"update {run.update}, {run.learner_steps} steps: " + ", ".join(
-                        f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
-                        for r in rows) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
-                minutes = (time.monotonic() - last_checkpoint) / 60
-                if (run.update % config.run.checkpoint_interval == 0 or received
-                        or (config.run.checkpoint_minutes and minutes >= config.run.checkpoint_minutes)):
-                    self.save_checkpoint()
-                    last_checkpoint = time.monotonic()
-            interrupted = received[0].name if received else None
-        bar.close()
-        self.collector.close()
+        return last_checkpoint
+
+    def _train_until_stopped(self, bar, *, received: list[signal.Signals], last_checkpoint: float) -> None:
+        """Update until ``total_steps`` or a stop signal, evaluating and writing checkpoints when they are due."""
+        config, run = self.config, self.run_progress
+        while run.learner_steps < config.run.total_steps and not received:
+            steps_before = run.learner_steps
+            row = self.update()
+            bar.update(min(row["batch_size"], bar.total - bar.n))  # the last update runs past total_steps
+            bar.set_postfix(sps=f"{row['steps_per_second']:.0f}", reward=f"{row['train_reward']:+.2f}",
+                            kl=f"{row['approx_kl']:.3f}", steps=run.learner_steps)
+            if config.evaluation_due(run.update, steps_before, run.learner_steps) and not received:
+                evaluation_started = time.perf_counter()
+                rows = self.evaluate(config.evaluation.eval_games, "periodic")
+                run.evaluation_seconds += time.perf_counter() - evaluation_started
+                solved = {r["nash_conv"] for r in rows if "nash_conv" in r}
+                bar.write(f"update {run.update}, {run.learner_steps} steps: " + ", ".join(
+                    f"vs {r['opponent']} {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}]"
+                    for r in rows) + "".join(f", NashConv {value:.4f}" for value in sorted(solved)))
+            minutes = (time.monotonic() - last_checkpoint) / 60
+            if (run.update % config.run.checkpoint_interval == 0 or received
+                    or (config.run.checkpoint_minutes and minutes >= config.run.checkpoint_minutes)):
+                self.save_checkpoint()
+                last_checkpoint = time.monotonic()
+
+    def _finish_run(self, interrupted: str | None) -> dict:
+        """The run's answer; unless a signal ``interrupted`` it, after the final checkpoint, the final
+        evaluation, ``final_eval.json`` and the learning curve."""
+        config, run = self.config, self.run_progress
         final = {"learner_steps": run.learner_steps, "updates": run.update,
                  "seconds_training": round(run.seconds, 1),
                  "learner_steps_per_second": round(run.learner_steps / max(run.seconds, 1e-9), 1), "evaluation": [],

@@ -119,7 +119,7 @@ class VectorGame:
                                  track_cards=self.track_cards,
                                  extra_params=observation_params(self.max_players))
         """The slots' state as the rules core keeps it (`rouba_env.rules.core`)."""
-        self._deck_ranks, self._deck_cards = deck_arrays(config)
+        self._deck_ranks, self._deck_codes = deck_arrays(config)
         self._games = np.zeros(B, dtype=np.uint64)  # games started so far in each slot
         self._ended = np.zeros(B, dtype=np.int64)
         self._actions = np.zeros(B, dtype=np.int64)
@@ -272,7 +272,7 @@ class VectorGame:
         self.rewards[slots] = 0.0
         arrays = self.arrays
         kernels.deal_games(arrays.params, arrays.buffer, self.current, slots, orders, self._deck_ranks,
-                           self._deck_cards, self.obs, self.mask)
+                           self._deck_codes, self.obs, self.mask)
         self._started = True
 
     def children(self, parents: np.ndarray, actions: np.ndarray, *, reward: str | None = None) -> "VectorGame":
@@ -499,7 +499,7 @@ class VectorGame:
                 raise ValueError(f"states[{b}] is a {type(state).__name__}, not a GameState")
             if state.config != config:
                 raise ValueError(f"states[{b}] was played under other rules: {state.config} != {config}")
-            cards = Counter([*state.deck, *state.table, *(c for hand in state.hands for c in hand),
+            cards = Counter([*state.deck, *state.table_cards, *(c for hand in state.hands for c in hand),
                              *(c for pile in state.piles for c in pile)])
             extra = cards - decks
             if len(state.hands) != n or extra:
@@ -548,13 +548,13 @@ class VectorGame:
         one game calls it every game."""
         a = self.arrays
         deal, params, buffer, current = kernels.deal_slot, a.params, a.buffer, self.current
-        deck_ranks, deck_cards, obs, mask = self._deck_ranks, self._deck_cards, self.obs[slot], self.mask[slot]
+        deck_ranks, deck_codes, obs, mask = self._deck_ranks, self._deck_codes, self.obs[slot], self.mask[slot]
 
         def deal_in_slot(deal_seed: int) -> None:
             self.deal_seeds[slot] = deal_seed
             self.done[slot] = False
             self.rewards[slot] = 0.0
-            deal(params, buffer, current, slot, np.uint64(deal_seed), deck_ranks, deck_cards, obs, mask)
+            deal(params, buffer, current, slot, np.uint64(deal_seed), deck_ranks, deck_codes, obs, mask)
             self._started = True
         return deal_in_slot
 
@@ -592,7 +592,7 @@ class VectorGame:
         orders = shuffle_order(seeds, self.total_cards)
         arrays = self.arrays
         kernels.deal_games(arrays.params, arrays.buffer, self.current, np.ascontiguousarray(slots, dtype=np.int64),
-                           orders, self._deck_ranks, self._deck_cards, self.obs, self.mask)
+                           orders, self._deck_ranks, self._deck_codes, self.obs, self.mask)
 
     def _refresh_all(self) -> None:
         kernels.refresh_all(self.arrays.params, self.arrays.buffer, self.current, self.obs, self.mask)

@@ -48,21 +48,21 @@ def play_slot(r, g, o, b, action, obs, mask, rewards, final_scores):
 
 
 @numba.njit(cache=True, nogil=True)
-def deal_games(p, buffer, current, slots, orders, deck_ranks, deck_cards, obs, mask):
+def deal_games(p, buffer, current, slots, orders, deck_ranks, deck_codes, obs, mask):
     """Start new games in ``slots`` (shuffles ``orders[i]``) and write their observations and masks."""
     r, g, o = rules_of(p), game_of(p, buffer, current), observation_starts(p)
     for i in range(slots.shape[0]):
         b = slots[i]
-        start_game(r, g, b, orders[i], deck_ranks, deck_cards)
+        start_game(r, g, b, orders[i], deck_ranks, deck_codes)
         show(r, g, o, b, obs[b], mask[b])
 
 
 @numba.njit(cache=True, nogil=True)
-def deal_slot(p, buffer, current, b, seed, deck_ranks, deck_cards, obs, mask):
+def deal_slot(p, buffer, current, b, seed, deck_ranks, deck_codes, obs, mask):
     """Start the game of deal seed ``seed`` (a uint64; `shuffle_order`'s deck) in slot ``b`` and write its
     observation and mask: a one-game table's whole deal, in one call."""
     r, g = rules_of(p), game_of(p, buffer, current)
-    start_game(r, g, b, seed_order(seed, deck_ranks.shape[0]), deck_ranks, deck_cards)
+    start_game(r, g, b, seed_order(seed, deck_ranks.shape[0]), deck_ranks, deck_codes)
     show(r, g, observation_starts(p), b, obs, mask)
 
 

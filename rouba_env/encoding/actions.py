@@ -154,7 +154,7 @@ def describe_move(state: GameState, move: Move, mover: int | None = None, viewer
         return f"{'joker' if kind >= JOKER_KIND_OFFSET else card} goes to the table"
     if target == TARGET_TABLE:
         if state.config.take_all:
-            counts = rank_counts(state.table)
+            counts = rank_counts(state.table_cards)
             taken = counts[rank] + counts[-1]
             return f"{card} captures every {RANK_NAMES[rank]} on the table ({taken} card{'s' * (taken != 1)})"
         return f"{card} captures {with_article(RANK_NAMES[rank])} from the table"

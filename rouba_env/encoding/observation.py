@@ -132,7 +132,7 @@ class ObservationView:
 
     hand: np.ndarray
     """int64[B, 14]: own cards per rank slot (slot 13: jokers)."""
-    table: np.ndarray
+    table_cards: np.ndarray
     """int64[B, 14]: face-up table cards per rank slot."""
     seen: np.ndarray
     """int64[B, 14]: cards per rank slot face up so far (table and every pile)."""
@@ -201,7 +201,7 @@ def write_observation(r: Rules, o, g: Game, b, seat, out):
     """The observation of absolute ``seat`` in slot ``b`` of a game into ``out`` (float32[D]): the layout above."""
     n = r.num_players
     total = np.float32(r.total_cards)
-    hands, table, seen, tops, piles, hand_count, talk = g.hands, g.table, g.seen, g.top, g.pile, g.hand_count, g.talk
+    hands, table, seen, tops, piles, hand_count, talk = g.hands, g.table_cards, g.seen, g.top, g.pile, g.hand_count, g.talk
     for i in range(out.shape[0]):
         out[i] = 0.0
     for rank in range(NUM_RANK_SLOTS):
@@ -361,7 +361,7 @@ class ObservationEncoder:
         dealer_offset = obs[:, lay["dealer"]].argmax(axis=1).astype(np.int64)
         return ObservationView(
             hand=counts("hand"),
-            table=counts("table"),
+            table_cards=counts("table"),
             seen=counts("seen"),
             pile_tops=np.where(top_slot == EMPTY_SLOT, EMPTY_PILE, top_slot),
             pile_sizes=counts("pile_size", total),
@@ -389,7 +389,7 @@ class ObservationEncoder:
         total = np.float32(self.config.total_cards)
         obs = np.zeros((batch, self.size), dtype=np.float32)
         obs[:, lay["hand"]] = view.hand
-        obs[:, lay["table"]] = view.table
+        obs[:, lay["table"]] = view.table_cards
         obs[:, lay["seen"]] = view.seen
         tops = obs[:, lay["pile_top"]].reshape(batch, m, PILE_TOP_SLOTS)
         top_slot = np.where(view.pile_tops == EMPTY_PILE, EMPTY_SLOT, view.pile_tops)

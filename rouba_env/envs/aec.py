@@ -63,14 +63,14 @@ class raw_env(AECEnv):
         super().__init__()
         self.rules = make_rules(rules, **rule_fields)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
-        self.table = SingleGame(self.rules, max_players, reward=reward, illegal_action=illegal_action,
+        self.single_game = SingleGame(self.rules, max_players, reward=reward, illegal_action=illegal_action,
                            illegal_reward=illegal_reward)
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.illegal_reward = self.table.illegal_reward
+        self.illegal_reward = self.single_game.illegal_reward
         self.render_mode = render_mode
-        self.actions = self.table.actions
-        self.encoder = self.table.encoder
+        self.actions = self.single_game.actions
+        self.encoder = self.single_game.encoder
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
@@ -91,7 +91,7 @@ class raw_env(AECEnv):
     @property
     def game(self):
         """The current game as a `GameState` naming every card (None before `reset`): a copy for views."""
-        return self.table.state
+        return self.single_game.state
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -104,14 +104,14 @@ class raw_env(AECEnv):
         seed = as_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.table.start(self._rng)
+        self.single_game.start(self._rng)
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.table.current]
+        self.agent_selection = self.possible_agents[self.single_game.current]
 
     def _seat(self, agent) -> int:
         if agent not in self.agent_name_mapping:
@@ -122,38 +122,38 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping.get(agent)
         if seat is None:
             self._seat(agent)  # raises, naming the agents
-        if not self.agents and not self.table.started:
-            self.table.require_started("observe()")
-        observation, mask = self.table.view(seat)
+        if not self.agents and not self.single_game.started:
+            self.single_game.require_started("observe()")
+        observation, mask = self.single_game.view(seat)
         return {"observation": observation, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        return self.table.full_state()
+        return self.single_game.full_state()
 
     def step(self, action) -> None:
         """Play the selected agent's ``action`` (None for an agent whose game is over); an illegal one
         follows ``illegal_action``."""
         if not self.agents:  # before the first reset, or every agent has stepped out of a finished game
-            self.table.require_started("step()")
+            self.single_game.require_started("step()")
             raise RuntimeError("the game is over and every agent has stepped out; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self.table.move(action, who=agent)
+        seat = self.single_game.move(action, who=agent)
         self._cumulative_rewards[agent] = 0.0
         if seat == NO_SEAT:
-            self._end(illegal=self.table.offender is not None)
+            self._end(illegal=self.single_game.offender is not None)
         else:  # rewards stay zero until the end of the game
             self.agent_selection = self.possible_agents[seat]
         if self.render_mode == "human":
             self.render()
 
     def _end(self, illegal: bool) -> None:
-        rewards = self.table.final_rewards()
+        rewards = self.single_game.final_rewards()
         self.rewards = {a: rewards[self.agent_name_mapping[a]] for a in self.agents}
         self.terminations = {a: True for a in self.agents}
-        points = self.table.scores()
+        points = self.single_game.scores()
         for a in self.agents:
             self.infos[a] = {"scores": list(points), "illegal_action": illegal}
         self._accumulate_rewards()
@@ -161,7 +161,7 @@ class raw_env(AECEnv):
     def render(self) -> str | np.ndarray | None:
         """The game as text (``ansi``; ``human`` prints it; the hand of the seat to act) or as a frame with
         every hand face up (``rgb_array``)."""
-        state = self.table.require_started("render()")
+        state = self.single_game.require_started("render()")
         return render_as(self.render_mode, state, None if self.render_mode == "rgb_array" else state.current)
 
     def close(self) -> None:

@@ -59,7 +59,7 @@ def render_frame(state: GameState, viewer: int | None = None) -> np.ndarray:
     draw.text((MARGIN, top + CARD_H - 6), f"deck {len(state.deck)}", font=small, fill=INK)
     x = MARGIN + LABEL_W + 2 * GAP
     draw.text((x, top - 8), "table", font=small, fill=INK)
-    for card in state.table:
+    for card in state.table_cards:
         _card(draw, x, top + 8, card, font=font)
         x += CARD_W + GAP
 

@@ -135,14 +135,14 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat_choice = check_seat_choice(seat, self.rules.num_players)
         check_choice("render_mode", render_mode, [None, *RENDER_MODES])
         check_flag("dict_observation", dict_observation)
-        self.table = SingleGame(self.rules, max_players, reward=reward, illegal_action=illegal_action,
+        self.single_game = SingleGame(self.rules, max_players, reward=reward, illegal_action=illegal_action,
                            illegal_reward=illegal_reward)
         self.illegal_action = illegal_action
-        self.illegal_reward = self.table.illegal_reward
+        self.illegal_reward = self.single_game.illegal_reward
         self.render_mode = render_mode
         self.max_players = max_players
-        self.actions = self.table.actions
-        self.encoder = self.table.encoder
+        self.actions = self.single_game.actions
+        self.encoder = self.single_game.encoder
         if callable(opponents) and not isinstance(opponents, Policy):
             self._sampler: OpponentSampler | None = opponents
             self._fixed_opponents = None
@@ -164,33 +164,33 @@ class SingleAgentEnv(gymnasium.Env):
     @property
     def game(self):
         """The current game as a `GameState` naming every card (None before `reset`): a copy for views."""
-        return self.table.state
+        return self.single_game.state
 
     def _make_lineup(self, players) -> list[Policy]:
         """One policy per other seat, in seat order after the learner."""
         return [make_policy(p, self.rules, self.max_players) for p in opponent_lineup(players, self.rules)]
 
     def _current_mask(self) -> np.ndarray | None:
-        if not self.table.started or self.table.over:
+        if not self.single_game.started or self.single_game.over:
             return None
-        return self.table.mask(self.learner)
+        return self.single_game.mask(self.learner)
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib's convention)."""
-        if not self.table.started:
-            self.table.require_started("action_masks()")
-        return self.table.mask(self.learner).astype(bool)
+        if not self.single_game.started:
+            self.single_game.require_started("action_masks()")
+        return self.single_game.mask(self.learner).astype(bool)
 
     def _observation(self):
-        vector = self.table.observation(self.learner)
+        vector = self.single_game.observation(self.learner)
         if self.dict_observation:
-            return {"observation": vector, "action_mask": self.table.mask(self.learner)}
+            return {"observation": vector, "action_mask": self.single_game.mask(self.learner)}
         return vector
 
     def _info(self) -> dict:
-        info = {"action_mask": self.table.mask(self.learner), "seat": self.learner}
-        if self.table.over:
-            info["scores"] = self.table.scores()
+        info = {"action_mask": self.single_game.mask(self.learner), "seat": self.learner}
+        if self.single_game.over:
+            info["scores"] = self.single_game.scores()
         return info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Observation, dict[str, Any]]:
@@ -202,9 +202,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner, drawn = draw_episode(rng, seat_choice=self.seat_choice, num_players=self.rules.num_players,
                                            sampler=self._sampler)
         self.opponents = self._make_lineup(drawn) if drawn is not None else self._fixed_opponents or []
-        self.table.seat(seat_lineup(self.learner, self.opponents, self.rules.num_players))
-        self.table.start(rng)
-        self.table.play_seated(rng)
+        self.single_game.seat(seat_lineup(self.learner, self.opponents, self.rules.num_players))
+        self.single_game.start(rng)
+        self.single_game.play_seated(rng)
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
@@ -212,25 +212,25 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponents up to its next turn or the end; Gymnasium's
         five-tuple, the reward the learner's final one (0 before the end)."""
-        table = self.table
-        if not table.started:
-            table.require_started("step()")
-        if table.over:
+        game = self.single_game
+        if not game.started:
+            game.require_started("step()")
+        if game.over:
             raise RuntimeError("the episode is over; call reset()")
-        if not table.play(action, who=f"the learner in seat {self.learner}"):
+        if not game.play(action, who=f"the learner in seat {self.learner}"):
             info = self._info()
             info["illegal_action"] = True
-            return self._observation(), table.illegal_reward, True, False, info
-        table.play_seated(self.np_random)
-        terminated = table.over
-        reward = float(table.final_rewards()[self.learner]) if terminated else 0.0
+            return self._observation(), game.illegal_reward, True, False, info
+        game.play_seated(self.np_random)
+        terminated = game.over
+        reward = float(game.final_rewards()[self.learner]) if terminated else 0.0
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, False, self._info()
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium's RenderFrame is its TypeVar
         """The game from the learner's seat: text (``ansi``; ``human`` prints it) or a frame (``rgb_array``)."""
-        return render_as(self.render_mode, self.table.require_started("render()"), self.learner)
+        return render_as(self.render_mode, self.single_game.require_started("render()"), self.learner)
 
 
 ENV_ID = "RoubaMonte-v0"

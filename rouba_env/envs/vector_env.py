@@ -138,6 +138,16 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         else:
             self._sampler = None
             self._fixed_lineup = self._lineup_ids(opponents)
+        self._set_spaces()
+        self.learner = np.zeros(self.num_envs, dtype=np.int64)
+        """The learner's seat in each game."""
+        self._generators: list[np.random.Generator] | None = None
+        self._streams: RowStreams | None = None
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._all = np.arange(self.num_envs, dtype=np.int64)
+
+    def _set_spaces(self) -> None:
+        """Set one game's observation and action spaces (Gymnasium's ``single_*``) and the batch's."""
         game = self.table.game
         vector = spaces.Box(0.0, float(self.rules.total_cards), (game.obs_size,), np.float32)
         if self.dict_observation:
@@ -148,12 +158,6 @@ class RoubaVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.learner = np.zeros(self.num_envs, dtype=np.int64)
-        """The learner's seat in each game."""
-        self._generators: list[np.random.Generator] | None = None
-        self._streams: RowStreams | None = None
-        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._all = np.arange(self.num_envs, dtype=np.int64)
 
     # ------------------------------------------------------------ opponents
 

@@ -108,10 +108,7 @@ def evaluate(
     if isinstance(players, str):
         players = [players]
     players = [player.strip() if isinstance(player, str) else player for player in players]  # as make_policy reads it
-    rules_fix_seats = isinstance(rules, RulesConfig) or (isinstance(rules, dict) and "num_players" in rules)
-    if num_players is None and not rules_fix_seats:
-        num_players = min(max(MIN_PLAYERS, len(players)), MAX_PLAYERS)
-    config = make_rules(rules) if num_players is None else make_rules(rules, num_players=num_players)
+    config = table_rules(rules, num_players=num_players, specs=len(players))
     for name, value, maximum in (("games", games, MAX_GAMES), ("workers", workers, MAX_WORKERS)):
         check_int(name, value, 1, maximum)
     check_int("seed", seed, 0, DEAL_SEED_BOUND - 1)  # one bound for every seed a user gives
@@ -128,6 +125,26 @@ def evaluate(
     rules_dict, specs, seatings = config.to_dict(), tuple(player_specs), tuple(lineups)
     chunks = (Chunk(rules_dict, specs, seatings, seed, chunk_deals, bool(record_moves))  # made as they are played
               for chunk_deals in chunks_of(deals, workers, games_per_deal, in_batch))
+    records = play_chunks(chunks, players=[built_here[spec] for spec in player_specs], workers=workers,
+                          progress=progress, chunk_runner=chunk_runner)
+    return summarize(config, labels, player_specs=player_specs, lineups=lineups, seed=seed, deals=deals,
+                     records=records)
+
+
+def table_rules(rules: RulesConfig | str | dict | None, *, num_players: int | None, specs: int) -> RulesConfig:
+    """The rules the tables play: ``rules`` at ``num_players`` seats, or where that is None at the rules' own
+    seats when they name them (a config, a dict with ``num_players``), else at one seat per spec within 2..8."""
+    rules_fix_seats = isinstance(rules, RulesConfig) or (isinstance(rules, dict) and "num_players" in rules)
+    if num_players is None and not rules_fix_seats:
+        num_players = min(max(MIN_PLAYERS, specs), MAX_PLAYERS)
+    return make_rules(rules) if num_players is None else make_rules(rules, num_players=num_players)
+
+
+def play_chunks(chunks: Iterable[Chunk], *, players: list[Policy], workers: int,
+                progress: Callable[[int], None] | None,
+                chunk_runner: "Callable[[Iterable[Chunk]], Iterable[list[GameRecord]]] | None") -> list[GameRecord]:
+    """Every game of ``chunks``, played by ``chunk_runner``, in this process (by ``players``, one per spec of the
+    chunks) or in ``workers`` processes; sorted by key, so the order they finish in does not matter."""
     records: list[GameRecord] = []
     if chunk_runner is not None:
         for done in chunk_runner(chunks):
@@ -135,9 +152,8 @@ def evaluate(
             if progress:
                 progress(len(done))
     elif workers == 1:
-        built = [built_here[spec] for spec in player_specs]
         for chunk in chunks:
-            done = play_chunk(chunk, built)
+            done = play_chunk(chunk, players)
             records.extend(done)
             if progress:
                 progress(len(done))
@@ -150,5 +166,4 @@ def evaluate(
                 if progress:
                     progress(len(result))
     records.sort(key=lambda record: record.key)
-    return summarize(config, labels, player_specs=player_specs, lineups=lineups, seed=seed, deals=deals,
-                     records=records)
+    return records

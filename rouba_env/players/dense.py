@@ -57,59 +57,83 @@ def dense_rows(x, weight, bias, relu, out):
     start = 0
     while start < rows:
         block = min(ROWS_PER_PASS, rows - start)
-        used = 0
-        for k in range(inner):
-            for row in range(start, start + block):
-                if x[row, k] != zero:
-                    terms[used] = k
-                    used += 1
-                    break
-        grouped = used - used % TERMS_PER_PASS
+        used = _pass_terms(x, start, block, terms)
         if block == ROWS_PER_PASS:
-            a, b, c, d = out[start], out[start + 1], out[start + 2], out[start + 3]
-            for t in range(0, grouped, TERMS_PER_PASS):
-                k0, k1, k2, k3 = terms[t], terms[t + 1], terms[t + 2], terms[t + 3]
-                a0, a1, a2, a3 = x[start, k0], x[start, k1], x[start, k2], x[start, k3]
-                b0, b1, b2, b3 = x[start + 1, k0], x[start + 1, k1], x[start + 1, k2], x[start + 1, k3]
-                c0, c1, c2, c3 = x[start + 2, k0], x[start + 2, k1], x[start + 2, k2], x[start + 2, k3]
-                d0, d1, d2, d3 = x[start + 3, k0], x[start + 3, k1], x[start + 3, k2], x[start + 3, k3]
-                w0, w1, w2, w3 = weight[k0], weight[k1], weight[k2], weight[k3]
-                for j in range(width):
-                    v0, v1, v2, v3 = w0[j], w1[j], w2[j], w3[j]
-                    a[j] = (((a[j] + a0 * v0) + a1 * v1) + a2 * v2) + a3 * v3
-                    b[j] = (((b[j] + b0 * v0) + b1 * v1) + b2 * v2) + b3 * v3
-                    c[j] = (((c[j] + c0 * v0) + c1 * v1) + c2 * v2) + c3 * v3
-                    d[j] = (((d[j] + d0 * v0) + d1 * v1) + d2 * v2) + d3 * v3
-            for t in range(grouped, used):
-                k0 = terms[t]
-                a0, b0, c0, d0 = x[start, k0], x[start + 1, k0], x[start + 2, k0], x[start + 3, k0]
-                w0 = weight[k0]
-                for j in range(width):
-                    v0 = w0[j]
-                    a[j] += a0 * v0
-                    b[j] += b0 * v0
-                    c[j] += c0 * v0
-                    d[j] += d0 * v0
+            _add_four_rows(x, weight, out, terms, start, used)
         else:
             for row in range(start, start + block):
-                a = out[row]
-                for t in range(0, grouped, TERMS_PER_PASS):
-                    k0, k1, k2, k3 = terms[t], terms[t + 1], terms[t + 2], terms[t + 3]
-                    a0, a1, a2, a3 = x[row, k0], x[row, k1], x[row, k2], x[row, k3]
-                    w0, w1, w2, w3 = weight[k0], weight[k1], weight[k2], weight[k3]
-                    for j in range(width):
-                        a[j] = (((a[j] + a0 * w0[j]) + a1 * w1[j]) + a2 * w2[j]) + a3 * w3[j]
-                for t in range(grouped, used):
-                    a0 = x[row, terms[t]]
-                    w0 = weight[terms[t]]
-                    for j in range(width):
-                        a[j] += a0 * w0[j]
+                _add_one_row(x, weight, out, terms, row, used)
         start += block
     for row in range(rows):
         a = out[row]
         for j in range(width):
             value = a[j] + bias[j]
             a[j] = zero if relu and not value > zero else value
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pass_terms(x, start, block, terms):
+    """Write into ``terms`` the ``k`` whose input is nonzero in some row of the pass (the others add nothing to
+    its sums); how many there are."""
+    zero = np.float32(0.0)
+    used = 0
+    for k in range(x.shape[1]):
+        for row in range(start, start + block):
+            if x[row, k] != zero:
+                terms[used] = k
+                used += 1
+                break
+    return used
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_four_rows(x, weight, out, terms, start, used):
+    """Add the pass's ``used`` terms to ``out``'s four rows from ``start``, each weight row loaded once for four."""
+    width = weight.shape[1]
+    grouped = used - used % TERMS_PER_PASS
+    a, b, c, d = out[start], out[start + 1], out[start + 2], out[start + 3]
+    for t in range(0, grouped, TERMS_PER_PASS):
+        k0, k1, k2, k3 = terms[t], terms[t + 1], terms[t + 2], terms[t + 3]
+        a0, a1, a2, a3 = x[start, k0], x[start, k1], x[start, k2], x[start, k3]
+        b0, b1, b2, b3 = x[start + 1, k0], x[start + 1, k1], x[start + 1, k2], x[start + 1, k3]
+        c0, c1, c2, c3 = x[start + 2, k0], x[start + 2, k1], x[start + 2, k2], x[start + 2, k3]
+        d0, d1, d2, d3 = x[start + 3, k0], x[start + 3, k1], x[start + 3, k2], x[start + 3, k3]
+        w0, w1, w2, w3 = weight[k0], weight[k1], weight[k2], weight[k3]
+        for j in range(width):
+            v0, v1, v2, v3 = w0[j], w1[j], w2[j], w3[j]
+            a[j] = (((a[j] + a0 * v0) + a1 * v1) + a2 * v2) + a3 * v3
+            b[j] = (((b[j] + b0 * v0) + b1 * v1) + b2 * v2) + b3 * v3
+            c[j] = (((c[j] + c0 * v0) + c1 * v1) + c2 * v2) + c3 * v3
+            d[j] = (((d[j] + d0 * v0) + d1 * v1) + d2 * v2) + d3 * v3
+    for t in range(grouped, used):
+        k0 = terms[t]
+        a0, b0, c0, d0 = x[start, k0], x[start + 1, k0], x[start + 2, k0], x[start + 3, k0]
+        w0 = weight[k0]
+        for j in range(width):
+            v0 = w0[j]
+            a[j] += a0 * v0
+            b[j] += b0 * v0
+            c[j] += c0 * v0
+            d[j] += d0 * v0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_one_row(x, weight, out, terms, row, used):
+    """Add the pass's ``used`` terms to ``out[row]`` alone: a last pass has fewer than four rows."""
+    width = weight.shape[1]
+    grouped = used - used % TERMS_PER_PASS
+    a = out[row]
+    for t in range(0, grouped, TERMS_PER_PASS):
+        k0, k1, k2, k3 = terms[t], terms[t + 1], terms[t + 2], terms[t + 3]
+        a0, a1, a2, a3 = x[row, k0], x[row, k1], x[row, k2], x[row, k3]
+        w0, w1, w2, w3 = weight[k0], weight[k1], weight[k2], weight[k3]
+        for j in range(width):
+            a[j] = (((a[j] + a0 * w0[j]) + a1 * w1[j]) + a2 * w2[j]) + a3 * w3[j]
+    for t in range(grouped, used):
+        a0 = x[row, terms[t]]
+        w0 = weight[terms[t]]
+        for j in range(width):
+            a[j] += a0 * w0[j]
 
 
 def dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None, *, relu: bool = False,

@@ -61,7 +61,7 @@ def cards_taken(view: ObservationView, features: ActionFeatures, take_all: bool,
     rank = features.rank[actions]
     return cards_captured_each(
         bool(take_all), features.target[actions].astype(np.int64),
-        view.table[rows, rank].astype(np.int64), view.table[rows, JOKER_RANK].astype(np.int64),
+        view.table_cards[rows, rank].astype(np.int64), view.table_cards[rows, JOKER_RANK].astype(np.int64),
         view.pile_sizes[rows, features.pile_offset[actions]].astype(np.int64))
 
 

@@ -198,22 +198,8 @@ def _rank_forward(obs, index, weights, out):
     batch, size = obs.shape
     slots, feature_count = first.shape
     width = weights.mix.shape[0]
-    targets = weights.natural_bias.shape[0]
-    extended = np.empty(size + 2, np.float32)
-    extended[size], extended[size + 1] = 0.0, 1.0
-    features = np.empty((slots, feature_count), np.float32)
-    context_in = np.empty((1, context_index.shape[0]), np.float32)
-    context = np.empty((1, weights.context.shape[1]), np.float32)
-    tokens = np.empty((slots, width), np.float32)
-    mixed = np.empty((slots, width), np.float32)
-    row = np.empty((1, width), np.float32)
-    pooled = np.empty((1, width), np.float32)
-    mean = np.empty((1, width), np.float32)
-    heads = np.empty((slots, weights.heads.shape[1]), np.float32)
-    joker = np.empty((1, weights.joker_context.shape[1]), np.float32)
-    value_in = np.empty((1, width + context.shape[1]), np.float32)
-    value = np.empty((1, weights.value.shape[1]), np.float32)
-    no_bias = np.zeros(max(width, weights.heads.shape[1]), np.float32)
+    (extended, features, context_in, context, tokens, mixed, row, pooled, mean, heads, joker, value_in, value,
+     no_bias) = _rank_buffers(obs, first, weights, context_index.shape[0])
     for b in range(batch):
         extended[:size] = obs[b]
         for s in range(slots):
@@ -234,11 +220,7 @@ def _rank_forward(obs, index, weights, out):
         _add_row_relu(mixed, row)
         dense_rows(mixed, weights.heads, no_bias[: weights.heads.shape[1]], False, heads)
         dense_rows(mixed[slots - 1:], weights.joker_context, weights.joker_bias, False, joker)
-        kinds = slots - 1  # natural kinds, then joker kinds, each with one logit per target
-        for s in range(kinds):
-            for t in range(targets):
-                logits[b, s * targets + t] = heads[s, t] + weights.natural_bias[t]
-                logits[b, (kinds + s) * targets + t] = heads[s, targets + t] + joker[0, t]
+        _write_rank_logits(heads, joker, weights.natural_bias, logits[b])
         if values.shape[0] == batch:
             _slot_mean(mixed, mean)
             value_in[0, :width] = mean[0]
@@ -247,6 +229,44 @@ def _rank_forward(obs, index, weights, out):
             values[b] = value[0, 0]
         if final_tokens.shape[0] == batch:
             final_tokens[b] = mixed
+
+
+@numba.njit(cache=True, nogil=True)
+def _rank_buffers(obs, first, weights, context_size):
+    """The arrays `_rank_forward` writes each row's pass into, made once for the batch: (extended observation,
+    features, context input, context, tokens, mixed tokens, row, pooled, mean, heads, joker context, value
+    input, value, a zero bias)."""
+    size = obs.shape[1]
+    slots, feature_count = first.shape
+    width = weights.mix.shape[0]
+    extended = np.empty(size + 2, np.float32)
+    extended[size], extended[size + 1] = 0.0, 1.0
+    features = np.empty((slots, feature_count), np.float32)
+    context_in = np.empty((1, context_size), np.float32)
+    context = np.empty((1, weights.context.shape[1]), np.float32)
+    tokens = np.empty((slots, width), np.float32)
+    mixed = np.empty((slots, width), np.float32)
+    row = np.empty((1, width), np.float32)
+    pooled = np.empty((1, width), np.float32)
+    mean = np.empty((1, width), np.float32)
+    heads = np.empty((slots, weights.heads.shape[1]), np.float32)
+    joker = np.empty((1, weights.joker_context.shape[1]), np.float32)
+    value_in = np.empty((1, width + context.shape[1]), np.float32)
+    value = np.empty((1, weights.value.shape[1]), np.float32)
+    no_bias = np.zeros(max(width, weights.heads.shape[1]), np.float32)
+    return (extended, features, context_in, context, tokens, mixed, row, pooled, mean, heads, joker, value_in, value,
+            no_bias)
+
+
+@numba.njit(cache=True, nogil=True)
+def _write_rank_logits(heads, joker, natural_bias, logits):
+    """One row's logits[A] from its heads' outputs: natural kinds, then joker kinds, one logit per target."""
+    targets = natural_bias.shape[0]
+    kinds = heads.shape[0] - 1  # one kind per slot but the joker's
+    for s in range(kinds):
+        for t in range(targets):
+            logits[s * targets + t] = heads[s, t] + natural_bias[t]
+            logits[(kinds + s) * targets + t] = heads[s, targets + t] + joker[0, t]
 
 
 class RankNetwork:

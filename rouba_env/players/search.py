@@ -57,6 +57,20 @@ SEARCH_VALUES = ("head", "privileged")
 checkpoint's privileged critic, which also sees the determinization's hidden cards (every hand, the deck)."""
 
 
+def check_search_options(*, policy: object, samples: int, depth: int, max_moves: int, z: float, endgame_nodes: int,
+                         passed_steal: float) -> None:
+    """ValueError naming the first of a search spec's options out of its range, before any checkpoint is read."""
+    counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 0, SEARCH_MAX_DEPTH),
+              ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
+    for option, count, minimum, maximum in counts:
+        check_int(f"search {option}", count, minimum, maximum)
+    check_number("search z", z, 0)
+    if not 0 <= check_number("search passed_steal", passed_steal, 0) <= 1:
+        raise ValueError(f"search passed_steal must be a probability in 0..1, got {passed_steal!r}")
+    if not isinstance(policy, str) or not policy.strip():
+        raise ValueError(f"search policy must name a checkpoint (e.g. 2p), got {policy!r}")
+
+
 class SearchPolicy(BasePolicy):
     """Determinized network look-ahead: candidates from the policy head, leaves scored by the value head.
 
@@ -97,15 +111,8 @@ class SearchPolicy(BasePolicy):
                  endgame_nodes: int = EXPERT_ENDGAME_NODES, opponent: str = "policy",
                  passed_steal: float = 1.0, value: str = "head", beliefs: str = "uniform"):
         super().__init__(rules, max_players)
-        counts = (("samples", samples, 1, SEARCH_MAX_SAMPLES), ("depth", depth, 0, SEARCH_MAX_DEPTH),
-                  ("max_moves", max_moves, 1, SEARCH_MAX_MOVES), ("endgame_nodes", endgame_nodes, 0, 10_000_000))
-        for option, count, minimum, maximum in counts:
-            check_int(f"search {option}", count, minimum, maximum)
-        check_number("search z", z, 0)
-        if not 0 <= check_number("search passed_steal", passed_steal, 0) <= 1:
-            raise ValueError(f"search passed_steal must be a probability in 0..1, got {passed_steal!r}")
-        if not isinstance(policy, str) or not policy.strip():
-            raise ValueError(f"search policy must name a checkpoint (e.g. 2p), got {policy!r}")
+        check_search_options(policy=policy, samples=samples, depth=depth, max_moves=max_moves, z=z,
+                             endgame_nodes=endgame_nodes, passed_steal=passed_steal)
         self.samples, self.depth, self.max_moves = int(samples), int(depth), int(max_moves)
         self.z, self.endgame_nodes = float(z), int(endgame_nodes)
         self.passed_steal = float(passed_steal)
@@ -134,6 +141,10 @@ class SearchPolicy(BasePolicy):
             raise ValueError(f"search beliefs=hand: checkpoint {checkpoint!r} has no hand head (train it with "
                              f"rouba-train --hand-coef, rank architecture)")
         self.beliefs = beliefs
+        self._choose_leaf_value(value, checkpoint=checkpoint)
+
+    def _choose_leaf_value(self, value: str, *, checkpoint: str) -> None:
+        """Set what scores a leaf (`SEARCH_VALUES`); ValueError where the checkpoint or ``depth`` cannot give it."""
         if value not in SEARCH_VALUES:
             raise ValueError(f"search value must be one of {list(SEARCH_VALUES)}, got {value!r}")
         self.value = value
@@ -153,7 +164,7 @@ class SearchPolicy(BasePolicy):
             needed = self.inner.encoder.size + self.inner.encoder.hidden_size
             if self.critic.input_size != needed:
                 raise ValueError(f"search value=privileged: the checkpoint's critic reads {self.critic.input_size} "
-                                 f"values, a {rules.num_players}-seat table gives {needed} (it was trained at "
+                                 f"values, a {self.rules.num_players}-seat table gives {needed} (it was trained at "
                                  f"another padding)")
 
     def move_values(self, obs: np.ndarray, candidates: np.ndarray, rng: np.random.Generator) -> np.ndarray:

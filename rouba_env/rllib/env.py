@@ -53,10 +53,10 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"unknown env_config key(s) {unknown}; known: {list(self.KNOWN_KEYS)}")
         self.rules = make_rules(config.get("rules", "standard"), num_players=config.get("num_players", 2))
         # The game, its illegal-action rule and its rewards: the environments' one `SingleGame`.
-        self.table = SingleGame(self.rules, config.get("max_players"), reward=config.get("reward", DEFAULT_REWARD),
+        self.single_game = SingleGame(self.rules, config.get("max_players"), reward=config.get("reward", DEFAULT_REWARD),
                                    illegal_action=config.get("illegal_action", "terminate"),
                                    illegal_reward=config.get("illegal_reward", DEFAULT_ILLEGAL_REWARD))
-        self.encoder, self.encoding = self.table.encoder, self.table.actions
+        self.encoder, self.encoding = self.single_game.encoder, self.single_game.actions
         self.max_players = self.encoder.max_players
         self.possible_agents = [agent_id(seat) for seat in range(self.rules.num_players)]
         self.agents = list(self.possible_agents)
@@ -67,38 +67,38 @@ class RoubaMultiAgentEnv(MultiAgentEnv):
 
     @property
     def state(self) -> engine.GameState | None:
-        return self.table.state
+        return self.single_game.state
 
     def _observe(self, seat: int) -> dict:
-        return {OBSERVATIONS: self.table.observation(seat),
-                ACTION_MASK: self.table.mask(seat).astype(np.float32)}
+        return {OBSERVATIONS: self.single_game.observation(seat),
+                ACTION_MASK: self.single_game.mask(seat).astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game; the observation and info of the agent to act (RLlib's multi-agent interface)."""
         seed = as_seed(seed)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        self.table.start(self.rng)
-        return {agent_id(self.table.current): self._observe(self.table.current)}, {}
+        self.single_game.start(self.rng)
+        return {agent_id(self.single_game.current): self._observe(self.single_game.current)}, {}
 
     def step(self, action_dict: dict):
         """Play the acting agent's action from ``action_dict``; RLlib's five dicts, the next agent's
         observation in them."""
-        table = self.table
-        if not table.started or table.over:
+        game = self.single_game
+        if not game.started or game.over:
             raise RuntimeError("step() called before reset() or after the game ended; call reset()")
-        mover = agent_id(table.current)
+        mover = agent_id(game.current)
         if set(action_dict) != {mover}:
             raise ValueError(f"expected an action for {mover} only, got actions for {sorted(action_dict)}")
-        table.play(action_dict[mover], who=mover)  # the table takes numpy integers and 0-d arrays too
-        if table.over:  # the game ended, by its last move or by an illegal action
+        game.play(action_dict[mover], who=mover)  # the table takes numpy integers and 0-d arrays too
+        if game.over:  # the game ended, by its last move or by an illegal action
             everyone = range(self.rules.num_players)
-            rewards = table.final_rewards()
+            rewards = game.final_rewards()
             return ({agent_id(seat): self._observe(seat) for seat in everyone},
                     {agent_id(seat): float(rewards[seat]) for seat in everyone},
                     {"__all__": True, **{agent_id(seat): True for seat in everyone}}, {"__all__": False}, {})
-        nxt = agent_id(table.current)
-        return {nxt: self._observe(table.current)}, {}, {"__all__": False}, {"__all__": False}, {}
+        nxt = agent_id(game.current)
+        return {nxt: self._observe(game.current)}, {}, {"__all__": False}, {"__all__": False}, {}
 
 
 def observation_space(obs_size: int, num_actions: int) -> gym.spaces.Dict:

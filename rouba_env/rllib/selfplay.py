@@ -189,6 +189,6 @@ def export_checkpoint(module, folder: str | Path, env_config: dict | None = None
     state = {name: np.asarray(value.detach().cpu() if hasattr(value, "detach") else value, dtype=np.float32)
              for name, value in module.state_dict().items()}
     hidden = [int(state[weight_of(mlp_hidden_layer(layer))].shape[0]) for layer in range(len(module.trunk) // 2)]
-    info = {"source": "rllib", "train_config": {"reward": env.table.reward_mode}, **(extra or {})}
+    info = {"source": "rllib", "train_config": {"reward": env.single_game.reward_mode}, **(extra or {})}
     return write_checkpoint(folder, state, env.rules, max_players=env.encoder.max_players, hidden_sizes=tuple(hidden),
                             extra=info)

@@ -42,7 +42,7 @@ class SlotLayout:
     def __init__(self, config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool,
                  track_cards: bool, extra_params: Sequence[int] = ()):
         n, C = config.num_players, config.total_cards
-        hand_cards = max(config.hand_size, 1) if track_cards else 0
+        hand_codes = max(config.hand_size, 1) if track_cards else 0
         tracked = C if track_cards else 0
         self.config, self.batch = config, batch
         self.rules = Rules(
@@ -51,13 +51,13 @@ class SlotLayout:
             leftovers_to_last_capturer=config.leftovers_to_last_capturer, draw_from_deck=config.draw_from_deck,
             jokers=config.jokers, first_player=config.first_player, dealer=config.dealer, total_cards=C,
             reward_mode=REWARD_MODES.index(reward), auto_reset=auto_reset, track_cards=track_cards)
-        self.shapes = slot_shapes(n, C, hand_cards, tracked)
+        self.shapes = slot_shapes(n, C, hand_codes, tracked)
         """Each field's shape in one slot."""
         offsets, start = [], 0
         for name in STATE_FIELDS:
             offsets.append(start)
             start += batch * math.prod(self.shapes[name])
-        self.params = np.array([int(value) for value in self.rules] + [batch, n, C, hand_cards, tracked] + offsets
+        self.params = np.array([int(value) for value in self.rules] + [batch, n, C, hand_codes, tracked] + offsets
                                + list(extra_params), dtype=np.int64)
         self.size = start
         """The buffer's length."""
@@ -100,7 +100,7 @@ class GameArrays:
 
     hands: np.ndarray
     hand_count: np.ndarray
-    table: np.ndarray
+    table_cards: np.ndarray
     seen: np.ndarray
     pile: np.ndarray
     top: np.ndarray
@@ -110,11 +110,11 @@ class GameArrays:
     last_capturer: np.ndarray
     turn: np.ndarray
     last_move: np.ndarray
-    hand_cards: np.ndarray
-    table_cards: np.ndarray
+    hand_codes: np.ndarray
+    table_codes: np.ndarray
     table_len: np.ndarray
-    pile_cards: np.ndarray
-    deck_cards: np.ndarray
+    pile_codes: np.ndarray
+    deck_codes: np.ndarray
     """Views into ``buffer``, one per `STATE_FIELDS` name (the `Game` fields of the same names)."""
 
     def __init__(self, config: RulesConfig, batch: int, *, move_stride: int, reward: str, auto_reset: bool,

@@ -86,7 +86,7 @@ def give_top_card(r: Rules, g: Game, b, seat):
     g.deck_len[b] = left
     g.hands[b, seat, g.deck[b, left]] += 1
     if r.track_cards:
-        g.hand_cards[b, seat, g.hand_count[b, seat]] = g.deck_cards[b, left]
+        g.hand_codes[b, seat, g.hand_count[b, seat]] = g.deck_codes[b, left]
     g.hand_count[b, seat] += 1
 
 
@@ -123,18 +123,18 @@ def lay_table(r: Rules, g: Game, b):
         left = g.deck_len[b] - 1
         g.deck_len[b] = left
         rank = g.deck[b, left]
-        g.table[b, rank] += 1
+        g.table_cards[b, rank] += 1
         g.seen[b, rank] += 1
         if r.track_cards:
-            g.table_cards[b, g.table_len[b]] = g.deck_cards[b, left]
+            g.table_codes[b, g.table_len[b]] = g.deck_codes[b, left]
         g.table_len[b] += 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def start_game(r: Rules, g: Game, b, order, deck_ranks, deck_cards):
+def start_game(r: Rules, g: Game, b, order, deck_ranks, deck_codes):
     """Deal a new game in slot ``b`` from a shuffle ``order`` of the unshuffled deck.
 
-    ``deck_ranks`` and ``deck_cards``: rank slot and code of each card of `RulesConfig.unshuffled_deck`;
+    ``deck_ranks`` and ``deck_codes``: rank slot and code of each card of `RulesConfig.unshuffled_deck`;
     the deck is ``order`` applied to it, its last card on top (`rouba_env.rules.seeding.shuffle_order`).
     Hands are dealt one card at a time starting left of the dealer, then the table is laid. With
     ``draw_from_deck`` nobody is dealt a hand: the table is laid and the first player flips the top card.
@@ -144,15 +144,15 @@ def start_game(r: Rules, g: Game, b, order, deck_ranks, deck_cards):
     g.hand_count[b] = 0
     g.pile[b] = 0
     g.top[b] = EMPTY_PILE
-    g.table[b] = 0
+    g.table_cards[b] = 0
     g.seen[b] = 0
     deck = g.deck[b]
     for j in range(r.total_cards):
         deck[j] = deck_ranks[order[j]]
     if r.track_cards:
-        cards = g.deck_cards[b]
+        cards = g.deck_codes[b]
         for j in range(r.total_cards):
-            cards[j] = deck_cards[order[j]]
+            cards[j] = deck_codes[order[j]]
     g.deck_len[b] = r.total_cards
     g.table_len[b] = 0
     g.last_capturer[b] = NO_SEAT
@@ -181,7 +181,7 @@ def legal_moves(r: Rules, g: Game, b, out):
     A joker may be named as any rank; a discarded joker is named nothing (its
     one discard move uses the first joker kind).
     """
-    hands, table, tops, current = g.hands, g.table, g.top, g.current
+    hands, table, tops, current = g.hands, g.table_cards, g.top, g.current
     for i in range(out.shape[0]):
         out[i] = 0
     mover = current[b]
@@ -256,7 +256,7 @@ def table_talk(r: Rules, g: Game, b, mover, kind, target):
     seat's pile shows it) and the move plays a card of another rank; a discarded joker shows no rank
     and so passes every takeable rank up. The card's rank slot is counted as played. Public facts.
     """
-    table, tops, talk = g.table[b], g.top[b], g.talk[b, mover]
+    table, tops, talk = g.table_cards[b], g.top[b], g.talk[b, mover]
     is_joker = kind >= JOKER_KIND_OFFSET
     shown = -1 if (is_joker and target == TARGET_DISCARD) else shown_rank(kind)
     for rank in range(NUM_RANKS):
@@ -284,7 +284,7 @@ def take_from_hand(r: Rules, g: Game, b, seat, slot):
     g.hand_count[b, seat] = count
     if not r.track_cards:
         return slot
-    cards = g.hand_cards[b, seat]
+    cards = g.hand_codes[b, seat]
     i = 0
     while card_rank(cards[i]) != slot:
         i += 1
@@ -297,16 +297,16 @@ def take_from_hand(r: Rules, g: Game, b, seat, slot):
 @numba.njit(cache=True, nogil=True, inline="always")
 def add_to_pile(r: Rules, g: Game, b, seat, card):
     if r.track_cards:
-        g.pile_cards[b, seat, g.pile[b, seat]] = card
+        g.pile_codes[b, seat, g.pile[b, seat]] = card
     g.pile[b, seat] += 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def discard(r: Rules, g: Game, b, slot, card):
     """Leave the card face up on the table."""
-    g.table[b, slot] += 1
+    g.table_cards[b, slot] += 1
     if r.track_cards:
-        g.table_cards[b, g.table_len[b]] = card
+        g.table_codes[b, g.table_len[b]] = card
     g.table_len[b] += 1
 
 
@@ -340,9 +340,9 @@ def cards_captured_each(take_all, targets, rank_on_table, jokers_on_table, targe
 @numba.njit(cache=True, nogil=True, inline="always")
 def take_from_table(r: Rules, g: Game, b, seat, rank, count):
     """Move the first ``count`` table cards of ``rank`` (in table order) onto ``seat``'s pile."""
-    g.table[b, rank] -= count
+    g.table_cards[b, rank] -= count
     if r.track_cards:
-        cards = g.table_cards[b]
+        cards = g.table_codes[b]
         kept = 0
         for i in range(g.table_len[b]):
             if count > 0 and card_rank(cards[i]) == rank:
@@ -361,10 +361,10 @@ def take_from_table(r: Rules, g: Game, b, seat, rank, count):
 def take_all_from_table(r: Rules, g: Game, b, seat, rank, taken):
     """``take_all``: move every table card of ``rank`` and every table joker (``taken`` cards), in table
     order, onto the pile."""
-    g.table[b, rank] = 0
-    g.table[b, JOKER_SLOT] = 0
+    g.table_cards[b, rank] = 0
+    g.table_cards[b, JOKER_SLOT] = 0
     if r.track_cards:
-        cards = g.table_cards[b]
+        cards = g.table_codes[b]
         kept = 0
         for i in range(g.table_len[b]):
             card_slot = card_rank(cards[i])
@@ -383,7 +383,7 @@ def take_all_from_table(r: Rules, g: Game, b, seat, rank, taken):
 def capture(r: Rules, g: Game, b, mover, target, rank):
     """Capture from the table with a card showing ``rank``: a card of that rank (with ``take_all``, all of
     them and every table joker), or a table joker (`TARGET_TABLE_JOKER`). The played card goes on top."""
-    count = cards_captured(r.take_all, target, g.table[b, rank], g.table[b, JOKER_SLOT], 0)
+    count = cards_captured(r.take_all, target, g.table_cards[b, rank], g.table_cards[b, JOKER_SLOT], 0)
     if target == TARGET_TABLE_JOKER:
         take_from_table(r, g, b, mover, JOKER_SLOT, count)
     elif r.take_all:
@@ -398,7 +398,7 @@ def steal(r: Rules, g: Game, b, mover, victim):
     """Take the whole pile of ``victim`` (whose top shows the played rank) under the played card."""
     if r.track_cards:
         for i in range(g.pile[b, victim]):
-            add_to_pile(r, g, b, mover, g.pile_cards[b, victim, i])
+            add_to_pile(r, g, b, mover, g.pile_codes[b, victim, i])
     else:
         g.pile[b, mover] += g.pile[b, victim]
     g.pile[b, victim] = 0
@@ -486,7 +486,7 @@ def finish(r: Rules, g: Game, b):
     left = g.table_len[b]
     if not r.leftovers_to_last_capturer or seat < 0 or left == 0:
         return
-    highest, table = -1, g.table[b]
+    highest, table = -1, g.table_cards[b]
     for rank in range(RANK_SLOTS):
         if table[rank] > 0 and rank < NUM_RANKS:
             highest = rank
@@ -495,10 +495,10 @@ def finish(r: Rules, g: Game, b):
         g.top[b, seat] = highest if highest >= 0 else 0
     if r.track_cards:
         size = g.pile[b, seat]
-        pile = g.pile_cards[b, seat]
+        pile = g.pile_codes[b, seat]
         for i in range(size - 1, -1, -1):  # the leftovers go under the pile
             pile[i + left] = pile[i]
-        cards = g.table_cards[b]
+        cards = g.table_codes[b]
         placed = 0
         for k in range(RANK_SLOTS):  # jokers first, then by rank, each in table order
             slot = JOKER_SLOT if k == 0 else k - 1

@@ -74,7 +74,7 @@ class GameState:
     config: RulesConfig
     hands: list[list[int]]
     """Card codes held by each seat."""
-    table: list[int]
+    table_cards: list[int]
     """Face-up card codes on the table."""
     piles: list[list[int]]
     """Each seat's pile, bottom first; its last card is on top."""
@@ -108,7 +108,7 @@ class GameState:
         return GameState(
             config=self.config,
             hands=[list(hand) for hand in self.hands],
-            table=list(self.table),
+            table_cards=list(self.table_cards),
             piles=[list(pile) for pile in self.piles],
             pile_tops=list(self.pile_tops),
             deck=list(self.deck),
@@ -136,8 +136,8 @@ def _play(p, buffer, current, kind, target):
 
 
 @numba.njit(cache=True, nogil=True)
-def _deal(p, buffer, current, order, deck_ranks, deck_cards):
-    core_start_game(rules_of(p), game_of(p, buffer, current), 0, order, deck_ranks, deck_cards)
+def _deal(p, buffer, current, order, deck_ranks, deck_codes):
+    core_start_game(rules_of(p), game_of(p, buffer, current), 0, order, deck_ranks, deck_codes)
 
 
 def position_layout(config: RulesConfig) -> SlotLayout:
@@ -236,11 +236,11 @@ def read_state(config: RulesConfig, views: dict[str, np.ndarray], current: np.nd
     talk = views["talk"][b]
     return GameState(
         config=config,
-        hands=[views["hand_cards"][b, seat, :hand_count[seat]].tolist() for seat in range(n)],
-        table=views["table_cards"][b, :views["table_len"][b]].tolist(),
-        piles=[views["pile_cards"][b, seat, :pile[seat]].tolist() for seat in range(n)],
+        hands=[views["hand_codes"][b, seat, :hand_count[seat]].tolist() for seat in range(n)],
+        table_cards=views["table_codes"][b, :views["table_len"][b]].tolist(),
+        piles=[views["pile_codes"][b, seat, :pile[seat]].tolist() for seat in range(n)],
         pile_tops=views["top"][b].tolist(),
-        deck=views["deck_cards"][b, :views["deck_len"][b]].tolist(),
+        deck=views["deck_codes"][b, :views["deck_len"][b]].tolist(),
         current=int(current[b]),
         last_capturer=int(views["last_capturer"][b]),
         turn=int(views["turn"][b]),
@@ -390,7 +390,7 @@ def check_state(state: "GameState") -> None:
     if not is_int(state.turn) or not 0 <= state.turn <= INT16_MAX:
         raise ValueError(f"state.turn must be in 0..{INT16_MAX}, got {state.turn!r}")
     places = {f"hands[{seat}]": hand for seat, hand in enumerate(state.hands)}
-    places.update({"table": state.table, "deck": state.deck})
+    places.update({"table": state.table_cards, "deck": state.deck})
     places.update({f"piles[{seat}]": pile for seat, pile in enumerate(state.piles)})
     codes = set(chain.from_iterable(places.values()))
     if not (set(map(type, codes)) <= {int} and all_cards_of(config, codes)):
@@ -453,7 +453,7 @@ def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: in
     place than it can hold) is refused before anything is written.
     """
     check_state(state)
-    lists = [*state.hands, state.table, *state.piles, state.deck]
+    lists = [*state.hands, state.table_cards, *state.piles, state.deck]
     n, total = int(params[P_SEATS]), int(params[P_CARDS])
     if len(state.hands) != n or len(state.piles) != n:
         raise ValueError(f"the state seats {len(state.hands)} hands and {len(state.piles)} piles; these rules "
@@ -461,7 +461,7 @@ def load_slot(params: np.ndarray, buffer: np.ndarray, current: np.ndarray, b: in
     hand_room = int(params[P_HAND_CARDS])
     room = {"deck": (len(state.deck), total)}
     if int(params[P_TRACKED]):
-        room.update(hand=(max(map(len, state.hands)), hand_room), table=(len(state.table), total),
+        room.update(hand=(max(map(len, state.hands)), hand_room), table=(len(state.table_cards), total),
                     pile=(max(map(len, state.piles)), total))
     for part, (size, most) in room.items():
         if size > most:
@@ -528,7 +528,7 @@ def _load_slot(p, buffer, current, b, loaded):
     r, g = rules_of(p), game_of(p, buffer, current)
     n = r.num_players
     g.hands[b] = 0
-    g.table[b] = 0
+    g.table_cards[b] = 0
     g.seen[b] = 0
     start = 0
     for part in range(2 * n + 2):
@@ -539,20 +539,20 @@ def _load_slot(p, buffer, current, b, loaded):
             if part < n:
                 g.hands[b, part, slot] += 1
                 if r.track_cards:
-                    g.hand_cards[b, part, j] = card
+                    g.hand_codes[b, part, j] = card
             elif part == n:
-                g.table[b, slot] += 1
+                g.table_cards[b, slot] += 1
                 g.seen[b, slot] += 1
                 if r.track_cards:
-                    g.table_cards[b, j] = card
+                    g.table_codes[b, j] = card
             elif part < 2 * n + 1:
                 g.seen[b, slot] += 1
                 if r.track_cards:
-                    g.pile_cards[b, part - n - 1, j] = card
+                    g.pile_codes[b, part - n - 1, j] = card
             else:
                 g.deck[b, j] = slot
                 if r.track_cards:
-                    g.deck_cards[b, j] = card
+                    g.deck_codes[b, j] = card
         if part < n:
             g.hand_count[b, part] = size
         elif part == n:

@@ -34,7 +34,7 @@ SHAPE_SYMBOLS = {"B": "slots in the batch", "n": "seats", "C": "cards in play",
 GAME_FIELDS: tuple[tuple[str, str, tuple[str | int, ...]], ...] = (
     ("hands", "int16", ("B", "n", RANK_SLOTS)),
     ("hand_count", "int16", ("B", "n")),
-    ("table", "int16", ("B", RANK_SLOTS)),
+    ("table_cards", "int16", ("B", RANK_SLOTS)),
     ("seen", "int16", ("B", RANK_SLOTS)),
     ("pile", "int16", ("B", "n")),
     ("top", "int16", ("B", "n")),
@@ -45,11 +45,11 @@ GAME_FIELDS: tuple[tuple[str, str, tuple[str | int, ...]], ...] = (
     ("turn", "int16", ("B",)),
     ("last_move", "int16", ("B", len(LAST_MOVE_FIELDS))),
     ("current", "int64", ("B",)),
-    ("hand_cards", "int16", ("B", "n", "H")),
-    ("table_cards", "int16", ("B", "T")),
+    ("hand_codes", "int16", ("B", "n", "H")),
+    ("table_codes", "int16", ("B", "T")),
     ("table_len", "int16", ("B",)),
-    ("pile_cards", "int16", ("B", "n", "T")),
-    ("deck_cards", "int16", ("B", "T")),
+    ("pile_codes", "int16", ("B", "n", "T")),
+    ("deck_codes", "int16", ("B", "T")),
 )
 """Every field of a batch of game slots, in `Game`'s order: (name, dtype, shape). The int16 fields share one
 buffer, in this order (`STATE_FIELDS`); ``current`` is an int64 array of its own."""
@@ -91,7 +91,7 @@ class Game(NamedTuple):
     """Cards of each rank slot in each seat's hand."""
     hand_count: np.ndarray
     """Cards in each hand."""
-    table: np.ndarray
+    table_cards: np.ndarray
     """Face-up table cards per rank slot."""
     seen: np.ndarray
     """Cards per rank slot that have been face up (table and piles)."""
@@ -112,14 +112,14 @@ class Game(NamedTuple):
     """`LAST_MOVE_FIELDS`."""
     current: np.ndarray
     """The seat to act, or `NO_SEAT` once the game is over."""
-    hand_cards: np.ndarray
+    hand_codes: np.ndarray
     """Each hand's card codes in the order dealt."""
-    table_cards: np.ndarray
+    table_codes: np.ndarray
     """The table's card codes in the order laid."""
     table_len: np.ndarray
-    pile_cards: np.ndarray
+    pile_codes: np.ndarray
     """Each pile's card codes, bottom first."""
-    deck_cards: np.ndarray
+    deck_codes: np.ndarray
     """The deck's card codes, as ``deck``."""
 
 
@@ -128,7 +128,7 @@ def field_shape(shape: tuple[str | int, ...], sizes: dict[str, int]) -> tuple[in
     return tuple(sizes[size] if isinstance(size, str) else size for size in shape)
 
 
-def slot_shapes(num_players: int, total_cards: int, hand_cards: int, tracked: int) -> dict[str, tuple[int, ...]]:
+def slot_shapes(num_players: int, total_cards: int, hand_codes: int, tracked: int) -> dict[str, tuple[int, ...]]:
     """Each buffer field's shape for one slot (``tracked``: card codes kept, ``total_cards`` or 0)."""
-    sizes = {"n": num_players, "C": total_cards, "H": hand_cards, "T": tracked}
+    sizes = {"n": num_players, "C": total_cards, "H": hand_codes, "T": tracked}
     return {name: field_shape(shape[1:], sizes) for name, dtype, shape in GAME_FIELDS if name in STATE_FIELDS}

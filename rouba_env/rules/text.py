@@ -19,7 +19,7 @@ def render_text(state: GameState, viewer: int | None = None) -> str:
     lines = []
     status = "game over" if state.current < 0 else f"player {state.current} to play"
     lines.append(f"turn {state.turn}, {status}; deck: {len(state.deck)} cards; dealer: player {config.dealer}")
-    table = " ".join(card_face(c) for c in state.table) or "(empty)"
+    table = " ".join(card_face(c) for c in state.table_cards) or "(empty)"
     lines.append(f"table: {table}")
     for seat in range(config.num_players):
         pile = state.piles[seat]

@@ -177,14 +177,14 @@ class GameTree:
         """Per layer, each piece's final rewards (None for a piece with no terminal node)."""
         self._public_numbers: list[RowNumbering] = []
         self._infoset_numbers: list[RowNumbering] = []
-        tables = []
+        first_laid = []
         for first in range(0, len(decks), NODES_AT_ONCE):
             piece = decks[first:first + NODES_AT_ONCE]
             game = VectorGame(rules, len(piece), auto_reset=False, reward=self.reward)
             game.deal_decks(np.arange(len(piece)), piece)
-            tables.append(game.arrays.table[: len(piece)].copy())
-            self._expand(game, len(piece), tables[-1].astype(np.int64), 0)
-        self._first_tables = np.concatenate(tables)
+            first_laid.append(game.arrays.table_cards[: len(piece)].copy())
+            self._expand(game, len(piece), first_laid[-1].astype(np.int64), 0)
+        self._first_tables = np.concatenate(first_laid)
         self._assemble()
 
     def _numbering(self, depth: int) -> tuple[RowNumbering, RowNumbering]:
@@ -334,18 +334,18 @@ def _row_hash(rows, i):
 
 
 @numba.njit(cache=True, nogil=True)
-def _number_rows(rows, table, known, count, ids):
+def _number_rows(rows, buckets, known, count, ids):
     """Number each row of int64[N, k] by the distinct rows met so far (``known[:count]``, a new one
-    appended with the next number); an open-addressing ``table`` of numbers, every hit compared in
+    appended with the next number); open-addressing hash ``buckets`` holding those numbers, every hit compared in
     full. Returns the new count."""
-    mask = np.uint64(table.shape[0] - 1)
+    mask = np.uint64(buckets.shape[0] - 1)
     for i in range(rows.shape[0]):
         bucket = _row_hash(rows, i) & mask
         while True:
-            j = table[bucket]
+            j = buckets[bucket]
             if j < 0:
                 known[count] = rows[i]
-                table[bucket] = count
+                buckets[bucket] = count
                 ids[i] = count
                 count += 1
                 break
@@ -362,13 +362,13 @@ def _number_rows(rows, table, known, count, ids):
 
 
 @numba.njit(cache=True, nogil=True)
-def _rehash(known, count, table):
-    mask = np.uint64(table.shape[0] - 1)
+def _rehash(known, count, buckets):
+    mask = np.uint64(buckets.shape[0] - 1)
     for j in range(count):
         bucket = _row_hash(known, j) & mask
-        while table[bucket] >= 0:
+        while buckets[bucket] >= 0:
             bucket = (bucket + np.uint64(1)) & mask
-        table[bucket] = j
+        buckets[bucket] = j
 
 
 class RowNumbering:
@@ -377,7 +377,7 @@ class RowNumbering:
 
     def __init__(self, width: int):
         self.known = np.empty((1024, width), np.int64)
-        self.table = np.full(2048, -1, np.int64)
+        self.buckets = np.full(2048, -1, np.int64)
         self.count = 0
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
@@ -388,14 +388,14 @@ class RowNumbering:
             grown = np.empty((max(needed, 2 * len(self.known)), self.known.shape[1]), np.int64)
             grown[: self.count] = self.known[: self.count]
             self.known = grown
-        if 2 * needed > len(self.table):
-            size = len(self.table)
+        if 2 * needed > len(self.buckets):
+            size = len(self.buckets)
             while size < 2 * needed:
                 size *= 2
-            self.table = np.full(size, -1, np.int64)
-            _rehash(self.known, self.count, self.table)
+            self.buckets = np.full(size, -1, np.int64)
+            _rehash(self.known, self.count, self.buckets)
         ids = np.empty(len(rows), np.int64)
-        self.count = _number_rows(rows, self.table, self.known, self.count, ids)
+        self.count = _number_rows(rows, self.buckets, self.known, self.count, ids)
         return ids
 
 

@@ -140,12 +140,12 @@ class WebGame:
         """Name at each seat (``human`` for the browser's)."""
         self.policies = policies
         self.rng = rng
-        self.table = SingleGame(rules, illegal_action="raise", seats=[policies.get(seat) for seat in range(len(specs))],
+        self.single_game = SingleGame(rules, illegal_action="raise", seats=[policies.get(seat) for seat in range(len(specs))],
                            before_move=self._describe, after_move=self._log)
         """The game; the human's seat is the open one."""
-        self.encoding = self.table.actions
+        self.encoding = self.single_game.actions
         self.deal_seed = int(rng.integers(0, DEAL_SEED_BOUND))
-        self.table.start_deal(self.deal_seed)
+        self.single_game.start_deal(self.deal_seed)
         self._description = ""
         self.moves: list[tuple[int, int]] = []
         self.events: list[dict] = []
@@ -164,7 +164,7 @@ class WebGame:
     @property
     def state(self):
         """The reference `GameState` of the game."""
-        return self.table.state
+        return self.single_game.state
 
     def _describe(self, seat: int, action: int) -> None:
         self._description = describe_move(self.state, self.encoding.decode(action), seat, viewer=self.human_seat)
@@ -188,7 +188,7 @@ class WebGame:
         players, not of the request: a 500 that names the player, and the game stays where it was.
         """
         try:
-            self.table.play_seated(self.rng)
+            self.single_game.play_seated(self.rng)
         except IllegalPlayerAction as error:
             print(f"rouba-play --web: {error}", file=sys.stderr)
             raise ApiError(500, f"an opponent failed: {error}") from None
@@ -200,11 +200,11 @@ class WebGame:
         action = body["action"]
         if not _is_int(action):
             raise bad_request(f"action must be an integer, got {action!r}")
-        if self.table.over:
+        if self.single_game.over:
             raise bad_request("the game is over: no more moves")
         first_event = len(self.events)
         try:
-            self.table.play(action, who="you")
+            self.single_game.play(action, who="you")
         except ValueError as error:
             raise bad_request(str(error)) from None
         self.play_opponents()
@@ -272,9 +272,9 @@ class GameStore:
         game = WebGame("warm-up", rules, human_seat=seat, specs=specs, policies=policies,
                        rng=np.random.default_rng(0), now=self.clock())
         game.play_opponents()
-        while not game.table.over:
+        while not game.single_game.over:
             game.view(0)
-            game.play_human({"action": int(np.flatnonzero(game.table.mask(seat))[0])})
+            game.play_human({"action": int(np.flatnonzero(game.single_game.mask(seat))[0])})
         game.view(0)
 
     def expire(self) -> list[str]:
@@ -292,7 +292,7 @@ class GameStore:
         self.expire()
         with self.lock:
             if len(self.games) >= self.max_games:  # finished games make room, the longest finished first
-                finished = sorted((g.last_used, game_id) for game_id, g in self.games.items() if g.table.over)
+                finished = sorted((g.last_used, game_id) for game_id, g in self.games.items() if g.single_game.over)
                 for _, game_id in finished[: len(self.games) - self.max_games + 1]:
                     del self.games[game_id]
             if len(self.games) >= self.max_games:

@@ -101,7 +101,7 @@ def state_view(state: engine.GameState, names: Sequence[str], viewer: int | None
         "current": None if finished else state.current,
         "finished": finished,
         "deck_count": len(state.deck),
-        "table": [card_json(card) for card in state.table],
+        "table": [card_json(card) for card in state.table_cards],
         "seats": seats,
         "last_move": last,
         "legal": legal_groups(state, encoding) if encoding is not None and viewer == state.current else [],

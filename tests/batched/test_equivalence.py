@@ -204,11 +204,11 @@ def test_leftovers_top_rule():
     base = dict(config=config, deck=[], current=0, last_capturer=1)
     states = [
         # Only a joker is left: it shows ace.
-        engine.GameState(hands=[[JOKER], []], table=[], piles=[[1, 2, 3], []], pile_tops=[0, -1], **base),
+        engine.GameState(hands=[[JOKER], []], table_cards=[], piles=[[1, 2, 3], []], pile_tops=[0, -1], **base),
         # Naturals and a joker: the highest natural rank (10) shows.
-        engine.GameState(hands=[[JOKER], []], table=[5, 40, 13], piles=[[1, 2, 3], []], pile_tops=[0, -1], **base),
+        engine.GameState(hands=[[JOKER], []], table_cards=[5, 40, 13], piles=[[1, 2, 3], []], pile_tops=[0, -1], **base),
         # The last capturer's pile keeps its top.
-        engine.GameState(hands=[[JOKER], []], table=[5], piles=[[1], [8, 9]], pile_tops=[0, 2], **base),
+        engine.GameState(hands=[[JOKER], []], table_cards=[5], piles=[[1], [8, 9]], pile_tops=[0, 2], **base),
     ]
     discard = actions.encode(engine.Move(engine.JOKER_KIND_OFFSET, engine.TARGET_DISCARD))
     game = VectorGame.from_states(config, states, track_cards=True)

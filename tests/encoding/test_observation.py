@@ -170,7 +170,7 @@ def expected_view_values(state, seat):
         (flipped,) = [rank_of(card) for card in state.hands[state.current]]
     return {
         "hand": rank_counts(state.hands[seat]),
-        "table": rank_counts(state.table),
+        "table_cards": rank_counts(state.table_cards),
         "seen": seen_counts(state),
         "pile_tops": [state.pile_tops[s] for s in seats],
         "pile_sizes": [len(state.piles[s]) for s in seats],

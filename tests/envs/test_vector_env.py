@@ -47,7 +47,7 @@ def test_the_same_games_as_single_agent_envs_move_for_move(kwargs):
 
     vector.unwrapped.table.before_move = record_batched
     for i, env in enumerate(singles):
-        env.table.before_move = lambda seat, action, i=i: moves[1][i].append((seat, action))
+        env.single_game.before_move = lambda seat, action, i=i: moves[1][i].append((seat, action))
     obs, info = vector.reset(seed=seed)
     single = [env.reset(seed=seed + i) for i, env in enumerate(singles)]
     rng = np.random.default_rng(0)

@@ -75,7 +75,7 @@ def complete_state(config, hands, table, tops, sizes, deck_size=0):
             piles[seat] = rest[: size - 1] + piles[seat]
             rest = rest[size - 1 :]
     pile_tops = [RANKS[top] if top else engine.EMPTY_PILE for top in tops]
-    return engine.GameState(config=config, hands=state_hands, table=state_table, piles=piles,
+    return engine.GameState(config=config, hands=state_hands, table_cards=state_table, piles=piles,
                             pile_tops=pile_tops, deck=rest, current=0, last_capturer=1)
 
 

@@ -151,14 +151,14 @@ def test_it_plays_as_an_environments_opponent_reading_the_learners_moves(mini_ne
 
     env = SingleAgentEnv(rules="mini", opponents=[f"belief_search:policy={mini_network},worlds=4"])
     env.reset(seed=0)
-    table = env.table.table
+    table = env.single_game.table
     assert table.history is not None and table.game.track_cards
     ended, learner_moves = False, 0
     while not ended:
-        seat = env.table.current
+        seat = env.single_game.current
         env.step(int(np.flatnonzero(env.action_masks())[0]))
         learner_moves += 1
-        ended = env.table.over
+        ended = env.single_game.over
         if not ended:
             assert any(who == seat for who, _ in table.history.decisions.get(0, []))
     assert learner_moves >= 2

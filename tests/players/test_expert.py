@@ -42,7 +42,7 @@ def test_determinization_is_consistent_with_the_observation(config, seed, turns)
     seen = engine.seen_counts(state)
     for _ in range(3):
         sample = sampler.sample(rng)
-        everything = [c for hand in sample.hands for c in hand] + sample.table + sample.deck
+        everything = [c for hand in sample.hands for c in hand] + sample.table_cards + sample.deck
         everything += [c for pile in sample.piles for c in pile]
         assert Counter(everything) == full_deck, "sampled hidden cards + known cards = the decks"
         assert Counter(rank_of(c) for c in sample.hands[seat]) == own_ranks

@@ -19,7 +19,7 @@ from rouba_env.rules.config import make_rules  # noqa: E402
 def test_env_passes_rllibs_pre_check_and_plays_masked_games(num_players):
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    assert RoubaMultiAgentEnv({"num_players": num_players}).table.reward_mode == "margin", "the trainer's default"
+    assert RoubaMultiAgentEnv({"num_players": num_players}).single_game.reward_mode == "margin", "the trainer's default"
     env = RoubaMultiAgentEnv({"num_players": num_players, "reward": "outcome"})
     check_multiagent_environments(env)
     rng = np.random.default_rng(0)

@@ -65,7 +65,7 @@ def deal_from_deck(config: RulesConfig, deck: list[int]) -> GameState:
     state = GameState(
         config=config,
         hands=[[] for _ in range(n)],
-        table=[],
+        table_cards=[],
         piles=[[] for _ in range(n)],
         pile_tops=[EMPTY_PILE] * n,
         deck=list(deck),
@@ -82,7 +82,7 @@ def deal_from_deck(config: RulesConfig, deck: list[int]) -> GameState:
 
 def _lay_table(state: GameState) -> None:
     for _ in range(state.config.table_cards):
-        state.table.append(state.deck.pop())
+        state.table_cards.append(state.deck.pop())
 
 
 def _draw(state: GameState, seat: int) -> None:
@@ -105,7 +105,7 @@ def table_talk(state: GameState, mover: int, move: Move) -> tuple[list[int], int
     """
     kind, target = move
     n = state.config.num_players
-    takeable = set(bytes(state.table).translate(RANK_BYTES))
+    takeable = set(bytes(state.table_cards).translate(RANK_BYTES))
     tops = state.pile_tops
     for offset in range(1, n):
         takeable.add(tops[(mover + offset) % n])
@@ -164,7 +164,7 @@ def legal_moves(state: GameState) -> list[Move]:
     take_all = config.take_all
     must_capture = config.must_capture
     hand_ranks = set(bytes(state.hands[mover]).translate(RANK_BYTES))
-    table_ranks = set(bytes(state.table).translate(RANK_BYTES))
+    table_ranks = set(bytes(state.table_cards).translate(RANK_BYTES))
     table_jokers = JOKER_RANK in table_ranks
     joker_in_hand = JOKER_RANK in hand_ranks
     # Targets every card has whatever its rank, in increasing order, then the pile targets per top rank.
@@ -262,20 +262,20 @@ def play_move(state: GameState, move: Move) -> None:
     hand.remove(card)
     pile = state.piles[mover]
     if target == TARGET_DISCARD:
-        state.table.append(card)
+        state.table_cards.append(card)
     elif target == TARGET_TABLE:
         if config.take_all:
-            taken = [c for c in state.table if ranks[c] in (rank, JOKER_RANK)]
-            state.table = [c for c in state.table if ranks[c] not in (rank, JOKER_RANK)]
+            taken = [c for c in state.table_cards if ranks[c] in (rank, JOKER_RANK)]
+            state.table_cards = [c for c in state.table_cards if ranks[c] not in (rank, JOKER_RANK)]
         else:
-            index = next(i for i, c in enumerate(state.table) if ranks[c] == rank)
-            taken = [state.table.pop(index)]
+            index = next(i for i, c in enumerate(state.table_cards) if ranks[c] == rank)
+            taken = [state.table_cards.pop(index)]
         pile.extend(taken)
         pile.append(card)
         state.pile_tops[mover] = rank
         state.last_capturer = mover
     elif target == TARGET_TABLE_JOKER:
-        state.table.remove(JOKER)
+        state.table_cards.remove(JOKER)
         pile.extend((JOKER, card))
         state.pile_tops[mover] = rank
         state.last_capturer = mover
@@ -327,18 +327,18 @@ def _finish(state: GameState) -> None:
     on top (a pile of leftover jokers only shows ace: a joker shows its name).
     """
     state.current = NO_SEAT
-    if state.config.leftovers_to_last_capturer and state.last_capturer != NO_SEAT and state.table:
+    if state.config.leftovers_to_last_capturer and state.last_capturer != NO_SEAT and state.table_cards:
         seat = state.last_capturer
-        leftovers = sorted(state.table, key=lambda card: (card != JOKER, rank_of(card)))
+        leftovers = sorted(state.table_cards, key=lambda card: (card != JOKER, rank_of(card)))
         if state.pile_tops[seat] == EMPTY_PILE:
             state.pile_tops[seat] = 0 if leftovers[-1] == JOKER else rank_of(leftovers[-1])
         state.piles[seat] = leftovers + state.piles[seat]
-        state.table = []
+        state.table_cards = []
 
 
 def seen_counts(state: GameState) -> list[int]:
     """Public card memory: cards of each rank that have been face up (table and piles)."""
-    counts = rank_counts(state.table)
+    counts = rank_counts(state.table_cards)
     ranks = RANK_OF_CARD
     for pile in state.piles:
         for card in pile:
@@ -348,7 +348,7 @@ def seen_counts(state: GameState) -> list[int]:
 
 def card_total(state: GameState) -> int:
     """Cards in hands, table, piles and deck: always `config.total_cards`."""
-    return sum(map(len, state.hands)) + len(state.table) + sum(map(len, state.piles)) + len(state.deck)
+    return sum(map(len, state.hands)) + len(state.table_cards) + sum(map(len, state.piles)) + len(state.deck)
 
 
 def match_rules(config: RulesConfig, games: int) -> list[RulesConfig]:

@@ -30,8 +30,8 @@ def observation(state: GameState, seat: int, max_players: int | None = None) -> 
     out = np.zeros(max(block.stop for block in layout.values()), dtype=np.float32)
     total = np.float32(config.total_cards)
     out[layout["hand"]] = rank_counts(state.hands[seat])
-    out[layout["table"]] = rank_counts(state.table)
-    out[layout["seen"]] = rank_counts(state.table + [card for pile in state.piles for card in pile])
+    out[layout["table"]] = rank_counts(state.table_cards)
+    out[layout["seen"]] = rank_counts(state.table_cards + [card for pile in state.piles for card in pile])
     for offset in range(n):
         other = (seat + offset) % n
         top = state.pile_tops[other]

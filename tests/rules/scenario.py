@@ -36,7 +36,7 @@ def make_state(
     return GameState(
         config=config,
         hands=[cards(h) for h in hands],
-        table=cards(table),
+        table_cards=cards(table),
         piles=pile_cards,
         pile_tops=list(tops),
         deck=cards(deck),

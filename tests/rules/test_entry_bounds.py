@@ -25,7 +25,7 @@ def spoiled(field: str, value: int) -> engine.GameState:
     if field in ("current", "last_capturer", "turn"):
         setattr(state, field, value)
     elif field.endswith("_card") and not field.startswith("last_move"):
-        place = {"hand_card": state.hands[0], "table_card": state.table, "pile_card": state.piles[0],
+        place = {"hand_card": state.hands[0], "table_card": state.table_cards, "pile_card": state.piles[0],
                  "deck_card": state.deck}[field]
         if not place:
             place.append(value)

@@ -36,10 +36,10 @@ def test_random_play_invariants(config: RulesConfig, seed: int, max_extra: int):
         state = apply_move(state, moves[rng.integers(len(moves))])
     assert is_terminal(state), "every game ends"
     assert card_total(state) == config.total_cards
-    assert sum(scores(state)) + len(state.table) == config.total_cards, "scores add up"
+    assert sum(scores(state)) + len(state.table_cards) == config.total_cards, "scores add up"
     assert not any(state.hands) and not state.deck
     if config.leftovers_to_last_capturer and state.last_capturer >= 0:
-        assert state.table == []
+        assert state.table_cards == []
 
 
 @SETTINGS

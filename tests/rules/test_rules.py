@@ -131,7 +131,7 @@ def test_rule_scenarios(rule, config, arguments, move, expected):
     if "tops" in expected:
         assert after.pile_tops == expected["tops"]
     if "table_ranks" in expected:
-        assert ranks(after.table) == expected["table_ranks"]
+        assert ranks(after.table_cards) == expected["table_ranks"]
     if "current" in expected:
         assert after.current == expected["current"]
     played = after.last_move[2]
@@ -239,7 +239,7 @@ def test_deal_one_card_at_a_time_from_left_of_dealer_then_table():
         for offset, seat in enumerate((1, 2, 0)):
             assert state.hands[seat][round_index] == order[round_index * 3 + offset]
     dealt = config.hand_size * 3
-    assert state.table == order[dealt : dealt + config.table_cards]
+    assert state.table_cards == order[dealt : dealt + config.table_cards]
     assert state.current == 1, "the player left of the dealer plays first"
     assert sorted(deck) == sorted(make_deck(1, False))
 
@@ -262,7 +262,7 @@ def test_redeal_keeps_table_and_piles_and_left_of_dealer_starts():
     after = apply_move(state, Move(SEVEN, TARGET_DISCARD))
     assert [len(h) for h in after.hands] == [4, 4]
     assert after.deck == []
-    assert ranks(after.table) == ranks(cards("K 7"))
+    assert ranks(after.table_cards) == ranks(cards("K 7"))
     assert [len(p) for p in after.piles] == [0, 2]
     assert after.current == 1, "after a deal the player left of the dealer plays first"
 
@@ -285,7 +285,7 @@ def test_game_ends_when_deck_and_hands_are_empty_and_leftovers_go_to_nobody():
     after = apply_move(state, Move(Q, TARGET_DISCARD))
     assert is_terminal(after) and after.current == NO_SEAT
     assert scores(after) == [0, 2]
-    assert ranks(after.table) == ranks(cards("K 3 Q")), "table leftovers go to nobody"
+    assert ranks(after.table_cards) == ranks(cards("K 3 Q")), "table leftovers go to nobody"
 
 
 def test_leftovers_to_last_capturer():
@@ -295,7 +295,7 @@ def test_leftovers_to_last_capturer():
     assert state.last_capturer == 0
     end = apply_move(state, Move(Q, TARGET_DISCARD))
     assert is_terminal(end)
-    assert scores(end) == [4, 2] and end.table == []
+    assert scores(end) == [4, 2] and end.table_cards == []
     assert end.pile_tops[0] == RANKS["3"], "leftovers go under the pile; its top stays"
 
 
@@ -334,7 +334,7 @@ def test_draw_from_deck_flips_and_must_play_the_flipped_card():
     config = preset("draw_from_deck")
     state = start_game(config, 99)
     assert [len(h) for h in state.hands] == [1, 0], "only the player to act holds the flipped card"
-    assert len(state.table) == config.table_cards
+    assert len(state.table_cards) == config.table_cards
     rng = np.random.default_rng(0)
     turns = 0
     while not is_terminal(state):
@@ -349,7 +349,7 @@ def test_draw_from_deck_flips_and_must_play_the_flipped_card():
 
 def test_eight_cards_on_the_table():
     state = start_game(preset("eight_table"), 5)
-    assert len(state.table) == 8 and all(len(h) == 4 for h in state.hands)
+    assert len(state.table_cards) == 8 and all(len(h) == 4 for h in state.hands)
 
 
 def test_hand_size_is_configurable():
@@ -365,7 +365,7 @@ def test_jokers_two_per_deck():
 def test_two_decks_above_four_players():
     state = start_game(RulesConfig(num_players=5), 7)
     assert card_total(state) == 104
-    counts = np.bincount([c // NUM_SUITS for c in state.deck + sum(state.hands, []) + state.table], minlength=13)
+    counts = np.bincount([c // NUM_SUITS for c in state.deck + sum(state.hands, []) + state.table_cards], minlength=13)
     assert (counts == 8).all()
 
 

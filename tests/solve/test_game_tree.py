@@ -31,7 +31,7 @@ def reference_tree(rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD):
             deck.append(codes[rank][used[rank]])
             used[rank] += 1
         state = engine.deal_from_deck(rules, deck)
-        frontier.append((state, tuple(sorted(rank_of(card) for card in state.table)), ()))
+        frontier.append((state, tuple(sorted(rank_of(card) for card in state.table_cards)), ()))
     keys: dict[tuple, int] = {}
     observations, layers = [], []
     while frontier:

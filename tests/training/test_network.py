@@ -75,7 +75,7 @@ def test_the_rank_network_treats_every_natural_rank_alike():
     view = encoder.decode(obs)
     relabelled = encoder.decode(obs)
     slots = np.concatenate([permutation, [NUM_RANKS]])  # old slot i moves to slots[i]; the joker slot stays
-    for name in ("hand", "table", "seen"):
+    for name in ("hand", "table_cards", "seen"):
         moved = np.zeros_like(getattr(view, name))
         moved[:, slots] = getattr(view, name)
         setattr(relabelled, name, moved)

@@ -7,7 +7,7 @@ from rouba_training.seeds import collector_seeds
 
 
 def test_the_trainers_first_collector_is_seeded_with_the_run_seed_itself():
-    seeds = collector_seeds(5, tables=2)
+    seeds = collector_seeds(5, table_sizes=2)
     assert seeds.torch_seed == 5
     assert seeds.generator().integers(1 << 62) == np.random.default_rng(5).integers(1 << 62)
     assert seeds.deal_seeds == (5 * 7919, 5 * 7919 + 104729)
@@ -31,5 +31,5 @@ def test_the_same_start_gives_the_same_seeds():
 
 @pytest.mark.parametrize("arguments", [(1, 0), (1, 1, -1), (1, 1, 0, -2)])
 def test_bad_starts_are_refused(arguments):
-    with pytest.raises(ValueError, match="tables must be at least 1"):
+    with pytest.raises(ValueError, match="table_sizes must be at least 1"):
         collector_seeds(*arguments)

@@ -268,7 +268,7 @@ def test_replay_steps_and_views(live_server, replay_folder):
         _, view = client.get(f"/api/replays/{name}?step={step}&view=full")
         state = states[step]
         assert view["deck_count"] == len(state.deck)
-        assert [c["code"] for c in view["table"]] == state.table
+        assert [c["code"] for c in view["table"]] == state.table_cards
         assert [s["pile_size"] for s in view["seats"]] == [len(p) for p in state.piles]
         assert [[c["code"] for c in s["hand"]] for s in view["seats"]] == state.hands
     _, last = client.get(f"/api/replays/{name}?step={len(record.moves)}")
@@ -548,7 +548,7 @@ def test_the_server_plays_a_throwaway_game_before_it_answers_and_keeps_nothing_o
 
     played = []
     original = games.WebGame.play_human
-    monkeypatch.setattr(games.WebGame, "play_human", lambda self, body: played.append(self.table.over)
+    monkeypatch.setattr(games.WebGame, "play_human", lambda self, body: played.append(self.single_game.over)
                         or original(self, body))
     server = make_server(port=0, quiet=True)
     try:

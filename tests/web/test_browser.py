@@ -165,7 +165,7 @@ def test_step_through_a_replay(live_server, browser, tmp_path):
         assert deck == f"deck: {len(states[step].deck)}"
         table = browser.find_elements(By.CSS_SELECTOR, "#replay-board .table-cards svg")
         assert sorted(t.get_attribute("aria-label") for t in table) == sorted(
-            card_face(card) for card in states[step].table)
+            card_face(card) for card in states[step].table_cards)
 
     at_step(0)
     assert not browser.find_element(By.ID, "play-view").is_displayed(), "one tab at a time"
