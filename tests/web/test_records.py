@@ -1,6 +1,5 @@
 """Game records: written by evaluation, replayed exactly, bad ones refused."""
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -17,14 +16,6 @@ from rouba_env.evaluation.records import (
 )
 from rouba_env.rules import scoring
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(f"script_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_recording_moves_changes_no_result():
@@ -83,10 +74,11 @@ def test_round_trip_and_tampering_is_caught(tmp_path):
             ReplayRecord.from_dict({**data, field: value})
 
 
-def test_evaluate_script_saves_games(tmp_path, capsys):
-    script = load_script("evaluate")
+def test_the_evaluate_command_saves_games(tmp_path, capsys):
+    from rouba_env.cli.evaluate import main as evaluate_main
+
     folder = tmp_path / "games"
-    code = script.main(["--players", "greedy", "random", "--games", "2", "--seed", "3", "--no-progress",
+    code = evaluate_main(["--players", "greedy", "random", "--games", "2", "--seed", "3", "--no-progress",
                         "--json", str(tmp_path / "result.json"), "--save-games", str(folder)])
     assert code == 0
     assert f"wrote 2 game records to {folder}" in capsys.readouterr().out
