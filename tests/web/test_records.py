@@ -1,7 +1,6 @@
 """Game records: written by evaluation, replayed exactly, bad ones refused."""
 
 import json
-from pathlib import Path
 
 import pytest
 
