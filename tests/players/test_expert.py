@@ -324,7 +324,7 @@ def test_expert_probabilities_are_how_often_it_plays_each_move(spec):
             assert expert.act(obs, mask, rng) == int(np.argmax(chances)), "a sure move is always played"
             continue
         mixed += 1
-        plays = 600
+        plays = 250
         frequency = np.bincount([expert.act(obs, mask, rng) for _ in range(plays)], minlength=chances.size) / plays
         assert np.all(np.abs(frequency - chances) <= 5 * np.sqrt(chances * (1 - chances) / plays) + 1e-9), infoset
     assert mixed >= 1, "some information set where the expert's move is a gamble"
