@@ -162,3 +162,14 @@ def test_it_plays_as_an_environments_opponent_reading_the_learners_moves(mini_ne
         if not ended:
             assert any(who == seat for who, _ in table.history.decisions.get(0, []))
     assert learner_moves >= 2
+
+
+def test_it_plays_at_a_table_with_openspiels_bots(mini_network):
+    """Seated with OpenSpiel's MCTS bot (whose own search reads states drawn from its observation), it reads
+    the bot's moves from the table's history, and the games are played to their end."""
+    pytest.importorskip("pyspiel")
+    spec = f"belief_search:policy={mini_network},worlds=4"
+    result = evaluate([spec, "openspiel:mcts,simulations=4"], RULES, games=4, seed=1)
+    assert result.players[0].games == result.players[1].games == 4
+    assert result.players[0].mean_margin == pytest.approx(-result.players[1].mean_margin)
+    assert 0 < sum(player.mean_score for player in result.players) <= RULES.total_cards
