@@ -9,6 +9,7 @@
 #        nothing)
 # The table of results: python scripts/exploiter_table.py (docs/exploitability.md).
 set -uo pipefail
+source "$(dirname "$0")/rows.bash"
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/abr
 POLICIES=scripts/results/runs
@@ -56,22 +57,9 @@ ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized m
        small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
        full_every_seat_ent05 mini_expert small_expert full_expert medium_default_sampled full_default full_pool_2p)
-[ $# -gt 0 ] && ORDER=("$@")
 
 # The command that runs row $1 (a stopped run adds --resume).
 row_command() {
   echo "rouba-train --run-dir $RUNS/$1 ${ROWS[$1]} --torch-threads 1 --no-progress"
 }
-for row in "${ORDER[@]}"; do
-  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
-done
-if [ -n "${ROWS_ONLY:-}" ]; then
-  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
-  exit 0
-fi
-for row in "${ORDER[@]}"; do
-  if [ -f "$RUNS/$row/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2046,SC2086
-  $(row_command "$row") $resume || echo "=== $row failed: $?"
-done
+run_rows "$@"

@@ -8,6 +8,7 @@
 # Usage: scripts/runs/default_recipe.sh [ROW ...]   (no argument: every row of ORDER below, in order)
 #        ROWS_ONLY=1 scripts/runs/default_recipe.sh    (each row's name and command, tab-separated; runs nothing)
 set -uo pipefail
+source "$(dirname "$0")/rows.bash"
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/runs
 declare -A ROWS=(
@@ -24,22 +25,9 @@ for seed in 1 2 3; do
   ROWS[small_default$suffix]="--rules small --seed $seed"
 done
 ORDER=(mini_default{,_seed2,_seed3} full_default full_pool_2p small_default{,_seed2,_seed3} mixed_default)
-[ $# -gt 0 ] && ORDER=("$@")
 
 # The command that runs row $1 (a stopped run adds --resume).
 row_command() {
   echo "rouba-train --run-dir $RUNS/$1 ${ROWS[$1]} --torch-threads 1 --no-progress"
 }
-for row in "${ORDER[@]}"; do
-  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
-done
-if [ -n "${ROWS_ONLY:-}" ]; then
-  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
-  exit 0
-fi
-for row in "${ORDER[@]}"; do
-  if [ -f "$RUNS/$row/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2046,SC2086
-  $(row_command "$row") $resume || echo "=== $row failed: $?"
-done
+run_rows "$@"

@@ -13,6 +13,7 @@
 # and copy each finished run's eval.csv and final_eval.json back (a medium run's metrics.csv and policy too;
 # a long run's checkpoint.pt while it is to be resumed, named in tests/test_repository.py's TO_BE_RESUMED).
 set -uo pipefail
+source "$(dirname "$0")/rows.bash"
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/runs
 STEPS=10000000
@@ -39,7 +40,6 @@ done
 ORDER=(solver_medium medium_default medium_pool medium_default_seed2 medium_pool_seed2 medium_default_seed3
        medium_pool_seed3 exploitability_medium solver_mini solver_small mmd_medium
        {mini,small}_default_10M{,_seed2,_seed3} {mini,small}_pool_10M{,_seed2,_seed3} exploitability_medium_expert)
-[ $# -gt 0 ] && ORDER=("$@")
 
 # The command that runs row $1 (a stopped rouba-train run adds --resume).
 row_command() {
@@ -49,21 +49,11 @@ row_command() {
     *) echo "rouba-train --run-dir $RUNS/$1 ${ROWS[$1]} --torch-threads 1 --no-progress" ;;
   esac
 }
-for row in "${ORDER[@]}"; do
-  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
-done
-if [ -n "${ROWS_ONLY:-}" ]; then
-  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
-  exit 0
-fi
-for row in "${ORDER[@]}"; do
-  case $row in
-    solver_* | mmd_* | exploitability_*) done_file=scripts/results/$row.json ;;
-    *) done_file=$RUNS/$row/final_eval.json ;;  # a finished run (its results kept in git)
+# A finished row: its JSON file written, or its run's final evaluation (its results kept in git).
+row_done() {
+  case $1 in
+    solver_* | mmd_* | exploitability_*) [ -f "scripts/results/$1.json" ] ;;
+    *) [ -f "$RUNS/$1/final_eval.json" ] ;;
   esac
-  [ -f "$done_file" ] && { echo "=== $row: done"; continue; }
-  if [ -f "$RUNS/$row/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2046,SC2086
-  $(row_command "$row") $resume || echo "=== $row failed: $?"
-done
+}
+run_rows "$@"

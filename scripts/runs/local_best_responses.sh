@@ -7,6 +7,7 @@
 #        ROWS_ONLY=1 scripts/runs/local_best_responses.sh  (each row's name and command, tab-separated; runs nothing)
 # The table of results: python scripts/exploiter_table.py (docs/exploitability.md).
 set -uo pipefail
+source "$(dirname "$0")/rows.bash"
 cd "$(dirname "$0")/../.."
 WORLDS=${WORLDS:-16}
 if [ "$WORLDS" = 16 ]; then OUT=scripts/results/lbr; else OUT=scripts/results/lbr_${WORLDS}worlds; fi
@@ -48,23 +49,12 @@ ORDER=(mini_random mini_heuristic mini_pool mini_pool_sampled mini_regularized m
        small_random small_heuristic small_pool small_pool_sampled small_regularized small_regularized_sampled
        full_2p full_heuristic full_greedy full_2p-0.3 full_mixed full_magnet_ema full_magnet_ema_mb1024
        full_every_seat_ent05 mini_expert small_expert medium_default_sampled full_default full_pool_2p)
-[ $# -gt 0 ] && ORDER=("$@")
 
 # The command that runs row $1.
 row_command() {
   echo "rouba-exploitability ${ROWS[$1]} --lbr-worlds $WORLDS --json $OUT/$1.json --no-progress"
 }
-for row in "${ORDER[@]}"; do
-  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
-done
-if [ -n "${ROWS_ONLY:-}" ]; then
-  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
-  exit 0
-fi
-mkdir -p "$OUT"
-for row in "${ORDER[@]}"; do
-  [ -f "$OUT/$row.json" ] && { echo "=== $row: done"; continue; }
-  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2046
-  $(row_command "$row") || echo "=== $row failed: $?"
-done
+row_done() { [ -f "$OUT/$1.json" ]; }
+row_resume() { :; }  # nothing to resume: a row's file is written at its end
+before_rows() { mkdir -p "$OUT"; }
+run_rows "$@"

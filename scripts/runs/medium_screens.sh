@@ -8,6 +8,7 @@
 #        ROWS_ONLY=1 scripts/runs/medium_screens.sh    (each row's name and command, tab-separated; runs nothing)
 # Run it from a detached worktree, as scripts/runs/exact_table.sh says.
 set -uo pipefail
+source "$(dirname "$0")/rows.bash"
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/runs
 SCREEN="--rules medium --total-steps 3000000"
@@ -50,23 +51,10 @@ for seed in 1 2 3; do
   ROWS[medium_magnet01_10M$([ $seed = 1 ] || echo _seed$seed)]="--rules medium --total-steps 10000000 --magnet-coef 0.01 --seed $seed"
 done
 mapfile -t ORDER < <(printf '%s\n' "${!ROWS[@]}" | sort)
-[ $# -gt 0 ] && ORDER=("$@")
 
 # The command that runs row $1 (a stopped run adds --resume).
 row_command() {
   echo "rouba-train --run-dir $RUNS/$1 ${ROWS[$1]} --torch-threads 1 --no-progress"
 }
-for row in "${ORDER[@]}"; do
-  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
-done
-if [ -n "${ROWS_ONLY:-}" ]; then
-  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
-  exit 0
-fi
-for row in "${ORDER[@]}"; do
-  [ -f "$RUNS/$row/final_eval.json" ] && { echo "=== $row: done"; continue; }  # finished (its results kept in git)
-  if [ -f "$RUNS/$row/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2046,SC2086
-  $(row_command "$row") $resume || echo "=== $row failed: $?"
-done
+row_done() { [ -f "$RUNS/$1/final_eval.json" ]; }  # finished (its results kept in git)
+run_rows "$@"

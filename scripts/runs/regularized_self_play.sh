@@ -10,6 +10,7 @@
 # Usage: scripts/runs/regularized_self_play.sh [ROW ...]   (no argument: every row of ORDER below, in order)
 #        ROWS_ONLY=1 scripts/runs/regularized_self_play.sh    (each row's name and command, tab-separated; runs nothing)
 set -uo pipefail
+source "$(dirname "$0")/rows.bash"
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/runs
 SELF_PLAY="--scripted-weight 0 --past-self-weight 0 --self-play-weight 1"
@@ -114,7 +115,6 @@ ORDER=(mini_ent01_env256 mini_annealed_env256 small_ent05_one_seat small_every_s
        mini_power05_env32{_seed3,,_seed2,_seed4,_seed5} small_magnet_ema_mb1024 full_magnet_ema_mb1024
        small_magnet_ema_mb1024{_seed2,_seed3} small_magnet_ema_env256 small_magnet_ema_env256_wa9975
        mixed_magnet_ema_scripted03)
-[ $# -gt 0 ] && ORDER=("$@")
 
 # The command that runs row $1 in its folder, or in folder $2 (a stopped run adds --resume).
 row_command() {
@@ -125,26 +125,16 @@ row_command() {
   esac
   echo "rouba-train --run-dir ${2:-$RUNS/$1} $flags --torch-threads 1 --no-progress"
 }
-for row in "${ORDER[@]}"; do
-  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
-done
-if [ -n "${ROWS_ONLY:-}" ]; then
-  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
-  exit 0
-fi
-for row in "${ORDER[@]}"; do
-  dir=$RUNS/$row
-  if [ -n "${COPY_OF[$row]:-}" ] && [ ! -d "$dir" ]; then cp -r "$RUNS/${COPY_OF[$row]}" "$dir"; fi
-  if [ -n "${FIRST_STAGE[$row]:-}" ]; then
+# Before row $1: its folder copied from COPY_OF's, and its FIRST_STAGE run in that folder (a failure skips the row).
+row_start() {
+  local dir=$RUNS/$1
+  if [ -n "${COPY_OF[$1]:-}" ] && [ ! -d "$dir" ]; then cp -r "$RUNS/${COPY_OF[$1]}" "$dir"; fi
+  if [ -n "${FIRST_STAGE[$1]:-}" ]; then
     # the first stage, in this row's folder, ends at once when it is done (or the run is past it)
-    if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-    echo "=== $row: first stage ${FIRST_STAGE[$row]} $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-    # shellcheck disable=SC2046,SC2086
-    $(row_command "${FIRST_STAGE[$row]}" "$dir") $resume \
-      || { echo "=== $row failed in its first stage: $?"; continue; }
+    echo "=== $1: first stage ${FIRST_STAGE[$1]} $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
+    # shellcheck disable=SC2046
+    $(row_command "${FIRST_STAGE[$1]}" "$dir") $(row_resume "$1") \
+      || { echo "=== $1 failed in its first stage: $?"; return 1; }
   fi
-  if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2046,SC2086
-  $(row_command "$row") $resume || echo "=== $row failed: $?"
-done
+}
+run_rows "$@"

@@ -11,6 +11,7 @@
 # and copy each finished run's eval.csv, metrics.csv, final_eval.json and policy back (a run's checkpoint.pt
 # while it is to be resumed, named in tests/test_repository.py's TO_BE_RESUMED).
 set -uo pipefail
+source "$(dirname "$0")/rows.bash"
 cd "$(dirname "$0")/../.."
 RUNS=scripts/results/runs
 declare -A ROWS=(
@@ -45,24 +46,10 @@ for seed in 1 2 3; do
 done
 ORDER=(medium_searched mini_searched small_searched medium_searched_seed2 medium_searched_seed3 mini_searched_seed2
        mini_searched_seed3 small_searched_seed2 small_searched_seed3)
-[ $# -gt 0 ] && ORDER=("$@")
 
 # The command that runs row $1 (a stopped run adds --resume).
 row_command() {
   echo "rouba-train --run-dir $RUNS/$1 ${ROWS[$1]} --torch-threads 1 --no-progress --eval-interval 10"
 }
-for row in "${ORDER[@]}"; do
-  [ -n "${ROWS[$row]+set}" ] || { echo "unknown row $row" >&2; exit 2; }
-done
-if [ -n "${ROWS_ONLY:-}" ]; then
-  for row in "${!ROWS[@]}"; do printf '%s\t%s\n' "$row" "$(row_command "$row")"; done
-  exit 0
-fi
-for row in "${ORDER[@]}"; do
-  dir=$RUNS/$row
-  [ -f "$dir/final_eval.json" ] && { echo "=== $row: done"; continue; }  # finished (its results kept in git)
-  if [ -f "$dir/checkpoint.pt" ]; then resume=--resume; else resume=; fi
-  echo "=== $row $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
-  # shellcheck disable=SC2046,SC2086
-  $(row_command "$row") $resume || echo "=== $row failed: $?"
-done
+row_done() { [ -f "$RUNS/$1/final_eval.json" ]; }  # finished (its results kept in git)
+run_rows "$@"
