@@ -670,7 +670,7 @@ def other_defaults(name: str) -> str:
     notes = [f"on {deck}: {shown(defaults[name])}" for deck, defaults in DECK_DEFAULTS.items() if name in defaults]
     if name == "learning_rate":
         notes.append(f"an exploiter: {EXPLOITER_LEARNING_RATES}")
-    elif name in exploiter_defaults("") and name not in PROBE_SETTINGS:
+    elif name not in PROBE_SETTINGS and exploiter_defaults("").get(name, DEFAULTS[name]) != DEFAULTS[name]:
         notes.append(f"an exploiter: {shown(exploiter_defaults('')[name])}")
     return f" Unless given, {'; '.join(notes)}." if notes else ""
 
