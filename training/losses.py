@@ -277,6 +277,17 @@ class KLToReference(LossTerm):
     for the whole batch. With the mirror fit the KL is in the fit's target and is only reported (weight 0)."""
 
     reference: torch.Tensor | None = None
+    coefficient: ClassVar[str]
+    """The `UpdateLoss` field holding the term's weight (the term joins when it is above 0)."""
+    reference_of: ClassVar[str]
+    """The `UpdateLoss` field holding the reference's log-probabilities."""
+
+    @classmethod
+    def join(cls, update: UpdateLoss) -> LossTerm | None:
+        weight = getattr(update, cls.coefficient)
+        if weight <= 0:
+            return None
+        return cls(0.0 if update.fitting else weight, getattr(update, cls.reference_of))
 
     def value(self, batch: Minibatch) -> torch.Tensor:
         if self.reference is None:
@@ -289,12 +300,7 @@ class MagnetKL(KLToReference):
 
     name = "magnet_kl"
     reports = ("magnet_kl",)
-
-    @classmethod
-    def join(cls, update: UpdateLoss) -> LossTerm | None:
-        if update.magnet_coef <= 0:
-            return None
-        return cls(0.0 if update.fitting else update.magnet_coef, update.magnet)
+    coefficient, reference_of = "magnet_coef", "magnet"
 
 
 class MirrorKL(KLToReference):
@@ -302,12 +308,7 @@ class MirrorKL(KLToReference):
 
     name = "mirror_kl"
     reports = ("mirror_kl",)
-
-    @classmethod
-    def join(cls, update: UpdateLoss) -> LossTerm | None:
-        if update.mirror_coef <= 0:
-            return None
-        return cls(0.0 if update.fitting else update.mirror_coef, update.collecting)
+    coefficient, reference_of = "mirror_coef", "collecting"
 
 
 class SupportKL(LossTerm):
