@@ -223,12 +223,11 @@ def build_config(request: TrainRequest, saved: dict | None = None,
               if key in GROUP_OF and key not in COMMAND_LINE_ONLY + NOT_RESUMED}
     base = {key: checked_value(key, value) for key, value in values.items()}
     sources = {key: (saved_sources or {}).get(key, GIVEN) for key in base}
-    parsed = parse_command(request.argv, {})
-    given = {**base, **request.file_values, **{name: parsed[name] for name in given_flags(request.argv)}}
+    parsed, flagged = parse_command(request.argv, {}), given_flags(request.argv)
+    given = {**base, **request.file_values, **{name: parsed[name] for name in flagged}}
     if saved is not None:
         given["run_dir"] = request.run_dir  # the folder the user named is the run, whatever the file says
-    sources |= {name: GIVEN for name in given if name not in base or name in request.file_values
-                or name in given_flags(request.argv)}
+    sources |= {name: GIVEN for name in given if name not in base or name in request.file_values or name in flagged}
     held = (saved or {}).get("best_response")
     if saved is not None and held and given.get("best_response", held) != held:
         raise ValueError(f"--resume: this run is an exploiter of best_response={held!r}; it cannot take another "
