@@ -108,9 +108,14 @@ NOT_RESUMED = ("device",)
 (a run started on a GPU resumes on the CPU unless ``--device`` says otherwise)."""
 BEST_RESPONSE_RUN_DIR = "runs/best_response"
 """Where a best-response probe goes unless run_dir is given."""
-DECK_DEFAULTS = {"mini": {"num_envs": 128, "total_steps": 1_000_000}}
-"""Per deck, the defaults of settings a run does not give: on ``mini`` (a game of a few moves) 1,024 games an
-update would be a few dozen updates in the whole run. An exploiter (best_response) keeps its own budget."""
+TINY_DECK_BUDGET = {"num_envs": 128, "total_steps": 1_000_000}
+DECK_DEFAULTS = {"mini": TINY_DECK_BUDGET, "mini3": {"num_players": (3,), **TINY_DECK_BUDGET},
+                 "mini4": {"num_players": (4,), **TINY_DECK_BUDGET}, "small3": {"num_players": (3,)}}
+"""Per deck, the defaults of settings a run does not give: on the tiny decks (a game of a few moves) 1,024
+games an update would be a few dozen updates in the whole run; a deck laid out for three or four seats plays
+at that table. An exploiter (best_response) keeps its own budget, not the table size."""
+DECK_TABLE = "num_players"
+"""The deck default an exploiter keeps too: the table the deck is laid out for."""
 EXPLOITER_UNREGULARIZED = {"magnet": "none", "magnet_coef": 0.0, "mirror_coef": 0.0, "weight_average": 0.0}
 """An exploiter is plain PPO against its frozen target: the default recipe's regularizers are off unless given."""
 PROBE_SETTINGS = ("scripted_opponents", "eval_opponents", "self_play_weight", "past_self_weight", "scripted_weight")
@@ -653,7 +658,8 @@ def resolve_defaults(settings: dict, sources: dict[str, str] | None = None) -> t
     target = checked_value("best_response", settings.get("best_response", DEFAULTS["best_response"]))
     rules = checked_value("rules", settings.get("rules", DEFAULTS["rules"]))
     layers = ((EXPLOITER, exploiter_defaults(target) if target else {}),
-              (DECK, {} if target else DECK_DEFAULTS.get(rules, {})), (DEFAULT, DEFAULTS))
+              (DECK, {name: value for name, value in DECK_DEFAULTS.get(rules, {}).items()
+                      if not target or name == DECK_TABLE}), (DEFAULT, DEFAULTS))
     values, resolved = {}, {}
     for name in DEFAULTS:
         if name in settings:
@@ -667,7 +673,10 @@ def resolve_defaults(settings: dict, sources: dict[str, str] | None = None) -> t
 def other_defaults(name: str) -> str:
     """What ``--help`` adds to a setting's text: its defaults other than the trainer's, from what
     `resolve_defaults` reads."""
-    notes = [f"on {deck}: {shown(defaults[name])}" for deck, defaults in DECK_DEFAULTS.items() if name in defaults]
+    def spelt(value) -> str:  # as the command line spells it: a table-size list as its numbers
+        return " ".join(map(str, value)) if isinstance(value, tuple) else shown(value)
+
+    notes = [f"on {deck}: {spelt(defaults[name])}" for deck, defaults in DECK_DEFAULTS.items() if name in defaults]
     if name == "learning_rate":
         notes.append(f"an exploiter: {EXPLOITER_LEARNING_RATES}")
     elif name not in PROBE_SETTINGS and exploiter_defaults("").get(name, DEFAULTS[name]) != DEFAULTS[name]:

@@ -163,14 +163,20 @@ PRESET_FIELDS: dict[str, dict] = {
     "mini": {"ranks": 2, "suits": 4, "hand_size": 2, "table_cards": 2},
     "small": {"ranks": 3, "suits": 3, "hand_size": 2, "table_cards": 1},
     "medium": {"ranks": 4, "suits": 3, "hand_size": 2, "table_cards": 2},
+    "mini3": {"num_players": 3, "ranks": 2, "suits": 4, "hand_size": 2, "table_cards": 2},
+    "mini4": {"num_players": 4, "ranks": 2, "suits": 4, "hand_size": 2, "table_cards": 0},
+    "small3": {"num_players": 3, "ranks": 3, "suits": 4, "hand_size": 2, "table_cards": 2},
 }
 """Named rule sets: the rules page (`standard`), one per variant, and three small decks for research.
 
 ``mini`` (2 ranks x 4 suits: 8 cards, hands of 2, 2 table cards; a second deal of one card each),
 ``small`` (3 ranks x 3 suits: 9 cards, hands of 2, 1 table card; two deals of two) and ``medium`` (4 ranks
 x 3 suits: 12 cards, hands of 2, 2 table cards; deals of two, two, then one) keep the rules page's play and
-are small enough to solve exactly at 2 players (`rouba_env.solve.exploitability`); larger tables need more
-decks.
+are small enough to solve exactly at 2 players (`rouba_env.solve.exploitability`). Three more seat their own
+table: ``mini3`` (``mini``'s 8 cards at 3 seats: one deal of two each, 2 table cards), ``mini4`` (the same 8
+cards at 4 seats: two each, nothing on the table; the smallest decks that deal three and four) and ``small3``
+(3 ranks x 4 suits: 12 cards at 3 seats, hands of 2, 2 table cards; a second deal of four cards). Any preset
+takes another table size as an override where its deck deals it.
 """
 
 

@@ -401,11 +401,9 @@ class RowNumbering:
 
 def solvable_tree(rules: RulesConfig, reward: str = scoring.ZERO_SUM_REWARD,
                   max_histories: int = MAX_HISTORIES) -> GameTree | None:
-    """The game tree of two-player ``rules`` if it has at most ``max_histories`` histories, else None: for
-    tools that measure NashConv where the deck allows it (the trainer's evaluations; `medium`'s tree takes
-    about 40 s and 3 GB)."""
-    if rules.num_players != 2:
-        return None
+    """The game tree of ``rules`` (any number of seats) if it has at most ``max_histories`` histories, else
+    None: for tools that measure NashConv where the deck allows it (the trainer's evaluations; `medium`'s tree
+    takes about 40 s and 3 GB)."""
     try:
         return GameTree(rules, reward, max_histories=max_histories)
     except ValueError:

@@ -49,7 +49,10 @@ def test_presets_cover_every_variant():
     assert preset("jokers", num_players=3).num_players == 3
     assert (preset("mini").ranks, preset("mini").suits, preset("mini").total_cards) == (2, 4, 8)
     assert preset("small").total_cards == 9
-    assert len(PRESET_FIELDS) == 10
+    assert [(preset(name).num_players, preset(name).total_cards) for name in ("mini3", "mini4", "small3")] == [
+        (3, 8), (4, 8), (3, 12)]
+    assert preset("mini3", num_players=2) == preset("mini"), "mini3 is mini's deck at three seats"
+    assert len(PRESET_FIELDS) == 13
     with pytest.raises(ValueError, match="unknown rules preset 'nope'"):
         preset("nope")
 

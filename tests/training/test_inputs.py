@@ -298,6 +298,13 @@ def test_a_given_value_equal_to_the_trainers_default_survives_in_an_exploiter():
         TrainConfig.of(best_response="heuristic", scripted_weight=0.5)
 
 
+def test_an_exploiter_on_a_three_seat_deck_keeps_the_decks_table_not_its_budget():
+    exploiter = TrainConfig.of(rules="mini3", best_response="heuristic")
+    assert exploiter.run.num_players == (3,) and exploiter.sources["num_players"] == DECK
+    assert exploiter.sources["num_envs"] == exploiter.sources["total_steps"] == DEFAULT
+    assert TrainConfig.of(rules="mini3", num_players=(2,)).run.num_players == (2,), "a table given is kept"
+
+
 def test_the_command_line_gives_only_the_flags_it_names():
     from rouba_training.cli import config_from_args
 

@@ -568,6 +568,10 @@ def test_a_run_on_a_solvable_deck_measures_its_nash_conv_at_each_evaluation(tmp_
     assert final["evaluation"][0]["nash_conv"] == float(rows[-1]["nash_conv"])
     standard = train(TrainConfig.of(run_dir=str(tmp_path / "standard"), **dict(TINY, total_steps=300)))
     assert "nash_conv" not in standard["evaluation"][0], "measured only where the game can be solved"
+    three = TrainConfig.of(run_dir=str(tmp_path / "mini3"), rules="mini3", **dict(TINY, total_steps=300))
+    assert three.run.num_players == (3,), "a deck laid out for three seats plays at three"
+    final = train(three)
+    assert 0.0 < final["evaluation"][0]["nash_conv"] < 1.0 and final["evaluation"][0]["games"] % 3 == 0
 
 
 def test_a_hand_head_ships_with_a_rank_network_and_a_search_draws_its_samples_by_it(tmp_path):
