@@ -58,6 +58,12 @@ class DecisionRecorder:
         return [decision for who, decision in self.decisions.get(slot, [])
                 if who == seat and decision.deck_len == deck_len]
 
+    def others_decisions(self, slot: int, observer: int, deck_len: int) -> list[list[TargetDecision]]:
+        """Each seat's but ``observer``'s decisions in ``slot`` while the deck held ``deck_len`` cards (`hand_decisions`),
+        one list per seat from ``observer``'s left: the evidence of the hands ``observer`` cannot see."""
+        n = self.game.num_players
+        return [self.hand_decisions(slot, (observer + j) % n, deck_len) for j in range(1, n)]
+
     def forget(self, slots: np.ndarray) -> None:
         """New games start at ``slots``: their earlier decisions tell nothing of the new hands."""
         for slot in np.asarray(slots).tolist():

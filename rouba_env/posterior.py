@@ -1,14 +1,16 @@
-"""The posterior over a seat's hidden hand that its own play implies, the worlds drawn from it, and every legal
-move played out in them: one machinery for the local best response (`rouba_env.evaluation.local_best_response`),
+"""The posterior over the other seats' hidden hands that their own play implies, the worlds drawn from it, and every
+legal move played out in them: one machinery for the local best response (`rouba_env.evaluation.local_best_response`),
 the search that plays by it and the trainer's searched action values.
 
-An observer at a two-seat table cannot see the other seat's hand (nor the deck). Every hand that seat may hold is
-weighed by the chance of the deal (the unseen cards dealt uniformly) times, over that seat's decisions since the
-hand was dealt, the probability its policy's ``action_probabilities`` gave the move it made, from the observation
+An observer cannot see the other seats' hands (nor the deck). Every assignment of hands to the other seats is
+weighed by the chance of the deal (the unseen cards dealt uniformly) times, over each seat's decisions since the
+hands were dealt, the probability its policy's ``action_probabilities`` gave the move it made, from the observation
 it would have had holding that hand (`hand_posteriors`; earlier hands were played out in the open, so they tell
-nothing more). `WorldSearch` draws positions from that posterior (the hand from it, the deck shuffled) and plays
-every legal move of the observer out in each of them on the batched table, common worlds for every move
-(`WorldSearch.searched_values`): each move's mean reward with its standard error.
+nothing more). A seat's observation shows its own hand, not the others', so each seat's moves weigh its own hand
+alone and the joint posterior is the deal's joint chance times one factor per seat. `WorldSearch` draws positions
+from that posterior (the hands from it, the deck shuffled) and plays every legal move of the observer out in each
+of them on the batched table, common worlds for every move (`WorldSearch.searched_values`): each move's mean
+reward with its standard error.
 """
 
 from __future__ import annotations
@@ -30,22 +32,20 @@ from rouba_env.rules.engine import NUM_RANK_SLOTS
 from rouba_env.table import Table
 
 EXACT_HANDS = 2048
-"""The other seat's possible hands are enumerated when there are at most this many (every deck here: a hand of
-four from thirteen ranks and the joker has at most 2,380), else drawn from the deal."""
+"""The other seats' possible hands are enumerated when there are at most this many assignments (at two seats every
+deck here: a hand of four from thirteen ranks and the joker has at most 2,380), else drawn from the deal."""
 DRAWN_HANDS = 512
-"""Hands drawn from the deal to weigh when there are more than `EXACT_HANDS`."""
+"""Assignments of hands drawn from the deal to weigh when there are more than `EXACT_HANDS`."""
 MAX_WORLDS = 1024
 """The most worlds drawn for one decision."""
 SEARCH_PLAYERS = 2
-"""The posterior answers one other seat: a two-seat table."""
+"""The table the trainer's searched values and a playout cut by a critic answer: two seats (the critic's value of
+the seat to act is the other's negated)."""
+
 
 def check_searchable(rules: RulesConfig, who: str) -> None:
-    """ValueError starting with ``who`` unless the posterior can answer at a table of ``rules``: two seats (it
-    weighs one other seat's hand) whose hands are dealt from the deck (a card drawn one by one is part of what
-    it would weigh)."""
-    if rules.num_players != SEARCH_PLAYERS:
-        raise ValueError(f"{who} weighs one other seat's hand: rules for {SEARCH_PLAYERS} players, got "
-                         f"{rules.num_players}")
+    """ValueError starting with ``who`` unless the posterior can answer at a table of ``rules``: hands dealt from
+    the deck (a card drawn one by one is part of what it would weigh)."""
     if rules.draw_from_deck:
         raise ValueError(f"{who} needs hands dealt from the deck (draw_from_deck=False): with draw_from_deck a "
                          f"flipped card is part of what it would weigh")
@@ -74,15 +74,42 @@ def possible_hands(unseen: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarra
     return hands[done], ways[done]
 
 
-def drawn_hands(unseen: np.ndarray, size: int, draws: int,
+def joint_hands(candidates: dict[int, np.ndarray], unseen: np.ndarray, sizes: list[int],
+                limit: int) -> np.ndarray | None:
+    """int64[N, S, 14]: every assignment of hands of ``sizes`` (one per other seat) that the ``unseen`` cards
+    allow together, each seat's hand from ``candidates[size]`` (every hand of that size, `possible_hands`), in
+    their order; None if there are more than ``limit``."""
+    found = np.zeros((1, 0, NUM_RANK_SLOTS), dtype=np.int64)
+    left = np.asarray(unseen, dtype=np.int64)[None, :]
+    for size in sizes:
+        hands = candidates[size]
+        hands = hands[(hands <= unseen).all(axis=1)]
+        parent, child = np.nonzero((hands[None, :, :] <= left[:, None, :]).all(axis=2))
+        if len(parent) > limit:
+            return None
+        found = np.concatenate([found[parent], hands[child][:, None, :]], axis=1)
+        left = left[parent] - hands[child]
+    return found
+
+
+def drawn_hands(unseen: np.ndarray, sizes: list[int], draws: int,
                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """(hands, weights): ``draws`` hands dealt from the unseen cards, the same hand counted once with its count."""
+    """(hands int64[M, S, 14], weights): ``draws`` deals of hands of ``sizes`` from the unseen cards, the same
+    assignment counted once with its count."""
     cards = np.repeat(np.arange(NUM_RANK_SLOTS), unseen)
-    dealt = rng.permuted(np.broadcast_to(cards, (draws, len(cards))), axis=1)[:, :size]
-    counts = np.zeros((draws, NUM_RANK_SLOTS), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(draws), size), dealt.ravel()), 1)
-    hands, times = np.unique(counts, axis=0, return_counts=True)
-    return hands, times.astype(np.float64)
+    dealt = rng.permuted(np.broadcast_to(cards, (draws, len(cards))), axis=1)[:, :sum(sizes)]
+    seat = np.repeat(np.arange(len(sizes)), sizes)
+    counts = np.zeros((draws, len(sizes), NUM_RANK_SLOTS), dtype=np.int64)
+    np.add.at(counts, (np.repeat(np.arange(draws), sum(sizes)), np.tile(seat, draws), dealt.ravel()), 1)
+    hands, times = np.unique(counts.reshape(draws, -1), axis=0, return_counts=True)
+    return hands.reshape(len(hands), len(sizes), NUM_RANK_SLOTS), times.astype(np.float64)
+
+
+def deal_ways(pool: np.ndarray, dealt: np.ndarray) -> np.ndarray:
+    """float64[N]: in how many ways the cards ``pool`` (int64[N or 1, 14]) deal each assignment ``dealt``
+    (int64[N, S, 14]: one hand per seat, in turn), the product over seats and ranks of the binomials."""
+    before = np.cumsum(dealt, axis=1) - dealt  # what the seats before each one took
+    return np.prod(binomials(np.broadcast_to(pool[:, None, :], dealt.shape) - before, dealt), axis=(1, 2))
 
 
 def as_card_rows(counts: np.ndarray) -> np.ndarray:
@@ -112,44 +139,42 @@ def binomials(n: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 @dataclass
 class HandQuestion:
-    """What the posterior over one slot's target hand is asked from (`hand_posteriors`)."""
+    """What the posterior over the other seats' current hands in one slot is asked from (`hand_posteriors`)."""
 
     hands: np.ndarray
-    """int64[N, 14]: the target's possible current hands."""
+    """int64[N, S, 14]: the possible hands of the other seats (from the observer's left), one assignment a row."""
     frequency: np.ndarray
-    """How often each hand was drawn (or its ways, for a full list): in proportion to the ways of dealing it
-    from the ``unseen`` cards (`possible_hands`)."""
+    """How often each assignment was drawn (or its ways, for a full list): in proportion to the ways of dealing
+    it from the ``unseen`` cards (`deal_ways`)."""
     unseen: np.ndarray
     """int64[14]: the cards the observer cannot see now."""
     observer: int
-    decisions: list[TargetDecision]
-    """The target's decisions since its hand was dealt, oldest first."""
-
-
-def hand_posterior(target: Policy, decisions: list[TargetDecision], hands: np.ndarray, *, frequency: np.ndarray,
-                   unseen: np.ndarray, observer: int, encoding: ActionEncoding) -> np.ndarray:
-    """float64[N]: the posterior weight of each of the target's possible current ``hands`` (normalized); one
-    slot's `hand_posteriors`."""
-    return hand_posteriors(target, [HandQuestion(hands, frequency, unseen, observer, decisions)], encoding)[0]
+    decisions: list[list[TargetDecision]]
+    """Each other seat's decisions since the hands were dealt, oldest first (from the observer's left)."""
 
 
 def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: ActionEncoding) -> list[np.ndarray]:
-    """float64[N] for each question: the posterior weight of each possible hand of the target (normalized).
+    """float64[N] for each question: the posterior weight of each assignment of hands to the other seats
+    (normalized).
 
-    The prior is the deal's: the target was dealt its current hand plus every card it has played since, out
-    of the unseen cards and the played ones. At its decision ``t`` it held its current hand plus the cards it
+    The prior is the deal's: each seat was dealt its current hand plus every card it has played since, out of
+    the unseen cards and the played ones. At its decision ``t`` a seat held its current hand plus the cards it
     has played since (``t``'s own included); each hypothesis's position then is the recorded one with the
-    cards the observer could not see dealt to match it (`VectorGame.with_hidden`), and its weight is
-    multiplied by the probability the target gave the move it made there. The positions of every question
-    recorded in one copy are dealt in one call, and the target is asked once for all of them. A target
-    without ``action_probabilities`` (or out of their reach) tells nothing more than the deal.
+    cards the observer could not see dealt to match it (`VectorGame.with_hidden`; the other seats' hands there
+    are any that fit, since the seat's observation does not show them), and its weight is multiplied by the
+    probability the target gave the move it made there. Each seat's distinct hands are weighed once; the
+    positions of every question recorded in one copy are dealt in one call, and the target is asked once for
+    all of them. A target without ``action_probabilities`` (or out of their reach) tells nothing more than the
+    deal.
     """
     priors, played_from = deal_priors(questions, encoding)
     probabilities = getattr(target, PROBABILITIES_METHOD, None)
     if probabilities is None:
         return priors
-    likelihoods = [np.ones(len(question.hands)) for question in questions]
-    observations, masks, where = hypothesis_positions(questions, played_from)
+    seat_hands = [[np.unique(question.hands[:, seat], axis=0, return_inverse=True)
+                   for seat in range(question.hands.shape[1])] for question in questions]
+    likelihoods = [[np.ones(len(distinct)) for distinct, _ in seats] for seats in seat_hands]
+    observations, masks, where = hypothesis_positions(questions, seat_hands, played_from)
     if not where:
         return priors
     try:
@@ -157,61 +182,76 @@ def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: Act
     except ProbabilitiesOutOfReach:
         return priors
     start = 0
-    for index, alive, action in where:
-        taken = np.zeros(len(likelihoods[index]))
+    for index, seat, alive, action in where:
+        taken = np.zeros(len(likelihoods[index][seat]))
         taken[alive] = chances[start:start + len(alive), action]
-        likelihoods[index] *= taken
+        likelihoods[index][seat] *= taken
         start += len(alive)
     posteriors = []
-    for prior, likelihood in zip(priors, likelihoods):
-        weights = prior * likelihood
+    for prior, seats, seat_likelihoods in zip(priors, seat_hands, likelihoods):
+        weights = prior.copy()
+        for (_, inverse), likelihood in zip(seats, seat_likelihoods):
+            weights *= likelihood[inverse.ravel()]
         posteriors.append(weights / weights.sum() if weights.sum() > 0 else prior)
     return posteriors
 
 
-def deal_priors(questions: list[HandQuestion], encoding: ActionEncoding) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """(priors, played): for each question, the deal's weight of each possible hand (normalized), and the
-    cards the target played from each of its decisions on (row ``t``; the last row, after them all, zeros)."""
+def deal_priors(questions: list[HandQuestion],
+                encoding: ActionEncoding) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+    """(priors, played): for each question, the deal's weight of each assignment (normalized), and per other
+    seat the cards it played from each of its decisions on (row ``t``; the last row, after them all, zeros)."""
     priors, played_from = [], []
     for question in questions:
-        played = np.zeros((len(question.decisions) + 1, NUM_RANK_SLOTS), dtype=np.int64)  # row t: played from t on
-        for t in range(len(question.decisions) - 1, -1, -1):
-            kind, _ = move_at(question.decisions[t].action, encoding.num_targets)
-            played[t] = played[t + 1]
-            played[t, hand_slot(kind)] += 1
-        hands, unseen = question.hands, question.unseen
-        prior = question.frequency * np.prod(binomials(unseen + played[0], hands + played[0]), axis=1) / np.prod(
-            binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
+        per_seat = []
+        for decisions in question.decisions:
+            played = np.zeros((len(decisions) + 1, NUM_RANK_SLOTS), dtype=np.int64)  # row t: played from t on
+            for t in range(len(decisions) - 1, -1, -1):
+                kind, _ = move_at(decisions[t].action, encoding.num_targets)
+                played[t] = played[t + 1]
+                played[t, hand_slot(kind)] += 1
+            per_seat.append(played)
+        since_dealt = np.stack([played[0] for played in per_seat])  # [S, 14]
+        pool = (question.unseen + since_dealt.sum(axis=0))[None, :]
+        prior = question.frequency * deal_ways(pool, question.hands + since_dealt[None]) / deal_ways(
+            question.unseen[None, :], question.hands)
         priors.append(prior / prior.sum())
-        played_from.append(played)
+        played_from.append(per_seat)
     return priors, played_from
 
 
-def hypothesis_positions(questions: list[HandQuestion], played_from: list[np.ndarray]) -> tuple[list, list, list]:
-    """(observations, masks, where): the target's observation and mask at each recorded decision under each
-    hypothesis its hand allows, dealt one copy at a time, and for each part which question, hypotheses and
-    move it stands for."""
+def hypothesis_positions(questions: list[HandQuestion], seat_hands: list[list[tuple[np.ndarray, np.ndarray]]],
+                         played_from: list[list[np.ndarray]]) -> tuple[list, list, list]:
+    """(observations, masks, where): each other seat's observation and mask at each of its recorded decisions
+    under each hand it may hold (``seat_hands``: its distinct hands), dealt one copy at a time, and for each part
+    which question, seat, hypotheses and move it stands for."""
     # Every hypothesis's position at every recorded decision, grouped by the copy that holds the position.
     groups: dict[int, tuple[VectorGame, list]] = {}
-    for index, (question, played) in enumerate(zip(questions, played_from)):
-        for t, decision in enumerate(question.decisions):
-            held = question.hands + played[t]
-            deck = question.unseen + played[t] - held  # the cards unseen then: now's and those played since
-            alive = np.flatnonzero((deck >= 0).all(axis=1))
-            rows = np.concatenate([as_card_rows(held[alive]), as_card_rows(deck[alive])], axis=1)
-            groups.setdefault(id(decision.position), (decision.position, []))[1].append(
-                (index, alive, decision.row, decision.action, rows))
+    for index, (question, seats, played_by) in enumerate(zip(questions, seat_hands, played_from)):
+        n = len(seats) + 1
+        for seat, ((distinct, _), decisions, played) in enumerate(zip(seats, question.decisions, played_by)):
+            for t, decision in enumerate(decisions):
+                held = distinct + played[t]
+                unseen_then = decision.position.hidden_cards([decision.row], question.observer)[0]
+                rest = unseen_then - held  # the other seats' hands then and the deck: any that fit
+                alive = np.flatnonzero((rest >= 0).all(axis=1))
+                counts = decision.position.arrays.hand_count[decision.row]
+                before = sum(int(counts[(question.observer + j) % n]) for j in range(1, seat + 1))
+                filler = as_card_rows(rest[alive])
+                rows = np.concatenate([filler[:, :before], as_card_rows(held[alive]), filler[:, before:]], axis=1)
+                groups.setdefault(id(decision.position), (decision.position, []))[1].append(
+                    (index, seat, alive, decision.row, decision.action, rows))
     observations, masks, where = [], [], []
     for position, parts in groups.values():
         width = max(rows.shape[1] for *_, rows in parts)
         rows = np.concatenate([np.pad(rows, ((0, 0), (0, width - rows.shape[1])), constant_values=-1)
                                for *_, rows in parts])
-        slots = np.concatenate([np.full(len(alive), row) for _, alive, row, _, _ in parts])
-        observers = np.concatenate([np.full(len(alive), questions[index].observer) for index, alive, *_ in parts])
+        slots = np.concatenate([np.full(len(alive), row) for _, _, alive, row, _, _ in parts])
+        observers = np.concatenate([np.full(len(alive), questions[index].observer)
+                                    for index, _, alive, *_ in parts])
         worlds = position.with_hidden(slots, observers, rows)
         observations.append(worlds.obs[: len(slots)])
         masks.append(worlds.mask[: len(slots)])
-        where += [(index, alive, action) for index, alive, _, action, _ in parts]
+        where += [(index, seat, alive, action) for index, seat, alive, _, action, _ in parts]
     return observations, masks, where
 
 
@@ -231,28 +271,29 @@ class SearchedValues:
 class WorldSearch:
     """Worlds drawn from the posterior that ``target``'s play implies, and every legal move played out in them.
 
-    ``target`` plays the other seat, in the past (its probabilities weigh the hands) and in the playouts;
+    ``target`` plays every other seat, in the past (its probabilities weigh the hands) and in the playouts;
     ``rollout`` plays the observer's seat in the playouts (the same policy: self-play). ``reward`` is the
-    playouts' reward mode; ``cut`` (with ``value``) ends a playout after that many moves with ``value``'s
-    estimate of the observer's reward instead of playing on. The other seat's possible hands are each weighed
-    where there are at most ``exact_hands`` of them, else ``drawn_hands`` are drawn from the deal and weighed
-    (each weight costs a read of the target at every decision it made with that hand). ``beliefs``: a model of
-    the other seat whose action probabilities weigh its hands instead of ``target``'s.
+    playouts' reward mode; ``cut`` (with ``value``; two seats) ends a playout after that many moves with
+    ``value``'s estimate of the observer's reward instead of playing on. The other seats' possible hands are each
+    weighed where there are at most ``exact_hands`` assignments of them, else ``drawn_hands`` are drawn from the
+    deal and weighed (each weight costs a read of the target at every decision it made with that hand).
+    ``beliefs``: a model of the other seats whose action probabilities weigh their hands instead of ``target``'s.
     """
 
     def __init__(self, target: Policy, rollout: Policy, rules: RulesConfig, worlds: int, *,
                  reward: str = "margin", cut: int = 0, value: StateValue | None = None,
                  exact_hands: int = EXACT_HANDS, drawn_hands: int = DRAWN_HANDS, beliefs: Policy | None = None):
-        if rules.num_players != SEARCH_PLAYERS:
-            raise ValueError(f"the posterior answers one other seat: rules for {SEARCH_PLAYERS} players, got "
-                             f"{rules.num_players}")
+        check_searchable(rules, "the posterior")
         if cut and value is None:
             raise ValueError(f"a playout cut after {cut} moves needs a value of the positions it stops at")
+        if cut and rules.num_players != SEARCH_PLAYERS:
+            raise ValueError(f"a playout cut reads the seat to act's value as the other's negated: rules for "
+                             f"{SEARCH_PLAYERS} players, got {rules.num_players}")
         self.target, self.rollout, self.rules, self.worlds = target, rollout, rules, worlds
         self.reward, self.cut, self.value = reward, cut, value
         self.exact_hands, self.drawn_hands = exact_hands, drawn_hands
         self.beliefs = target if beliefs is None else beliefs
-        """Whose action probabilities weigh the other seat's hands (the target's, unless a model is given)."""
+        """Whose action probabilities weigh the other seats' hands (the target's, unless a model is given)."""
         self.encoding = ActionEncoding(rules)
         self.weighs = getattr(self.beliefs, PROBABILITIES_METHOD, None) is not None
         self.copies = DeckByRank(rules).copies.astype(np.int64)
@@ -261,31 +302,38 @@ class WorldSearch:
         """Every hand of each size the decks allow, listed once; a slot's possible hands are those it fits."""
 
     def question(self, game: VectorGame, slot: int, observer: int, *, unseen: np.ndarray,
-                 decisions: list[TargetDecision], rng: np.random.Generator) -> HandQuestion:
-        """What the posterior over the other seat's current hand in ``slot``, seen from ``observer``, is asked
-        from: every hand it may hold (or ``drawn_hands`` drawn from the deal, past ``exact_hands``)."""
-        size = int(game.arrays.hand_count[slot, 1 - observer])
-        if size not in self._all_hands:
-            self._all_hands[size] = possible_hands(self.copies, size)[0]
-        every = self._all_hands[size]
-        hands = every[(every <= unseen).all(axis=1)]
-        if len(hands) <= self.exact_hands:
-            frequency = np.prod(binomials(np.broadcast_to(unseen, hands.shape), hands), axis=1)
+                 decisions: list[list[TargetDecision]], rng: np.random.Generator) -> HandQuestion:
+        """What the posterior over the other seats' current hands in ``slot``, seen from ``observer``, is asked
+        from: every assignment of hands they may hold (or ``drawn_hands`` drawn from the deal, past
+        ``exact_hands``)."""
+        n = self.rules.num_players
+        if len(decisions) != n - 1 or not all(isinstance(seat, list) for seat in decisions):
+            raise ValueError(f"decisions holds one list per other seat ({n - 1}, from the observer's left: "
+                             f"DecisionRecorder.others_decisions), got {len(decisions)} entries")
+        sizes = [int(game.arrays.hand_count[slot, (observer + j) % n]) for j in range(1, n)]
+        for size in sizes:
+            if size not in self._all_hands:
+                self._all_hands[size] = possible_hands(self.copies, size)[0]
+        hands = joint_hands(self._all_hands, unseen, sizes, self.exact_hands)
+        if hands is not None:
+            frequency = deal_ways(unseen[None, :], hands)
         else:
-            hands, frequency = drawn_hands(unseen, size, self.drawn_hands, rng)
+            hands, frequency = drawn_hands(unseen, sizes, self.drawn_hands, rng)
         return HandQuestion(hands, frequency, unseen, observer, decisions)
 
-    def hands(self, game: VectorGame, slot: int, observer: int, *, decisions: list[TargetDecision],
+    def hands(self, game: VectorGame, slot: int, observer: int, *, decisions: list[list[TargetDecision]],
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """(hands, posterior weights) of the other seat's current hand in ``slot``, seen from ``observer``."""
+        """(hands int64[N, S, 14], posterior weights): the other seats' current hands in ``slot`` (from
+        ``observer``'s left), seen from ``observer``."""
         question = self.question(game, slot, observer, unseen=game.hidden_cards([slot], observer)[0],
                                  decisions=decisions, rng=rng)
         return question.hands, hand_posteriors(self.beliefs, [question], self.encoding)[0]
 
     def draw_worlds(self, game: VectorGame, slots: np.ndarray, observers: np.ndarray, *,
-                    histories: list[list[TargetDecision]], rng: np.random.Generator) -> VectorGame:
+                    histories: list[list[list[TargetDecision]]], rng: np.random.Generator) -> VectorGame:
         """``worlds`` positions for each of ``slots`` (slot ``i``'s at rows ``i * worlds ...``): the other
-        seat's hand drawn from the posterior its decisions ``histories[i]`` imply, the deck shuffled."""
+        seats' hands drawn from the posterior their decisions ``histories[i]`` (one list per seat, from the
+        observer's left) imply, the deck shuffled."""
         k = self.worlds
         unseen = game.hidden_cards(slots, observers)
         questions = [self.question(game, slot, observer, unseen=unseen[i], decisions=histories[i], rng=rng)
@@ -294,13 +342,13 @@ class WorldSearch:
         rows = np.full((len(slots) * k, int(unseen.sum(axis=1).max())), -1, dtype=np.int64)
         for i, (question, weights) in enumerate(zip(questions, posteriors)):
             hands = question.hands[rng.choice(len(weights), size=k, p=weights)]
-            dealt = np.concatenate([as_card_rows(hands), rng.permuted(as_card_rows(unseen[i] - hands), axis=1)],
-                                   axis=1)
+            dealt = np.concatenate([as_card_rows(hands[:, seat]) for seat in range(hands.shape[1])] + [
+                rng.permuted(as_card_rows(unseen[i] - hands.sum(axis=1)), axis=1)], axis=1)
             rows[i * k:(i + 1) * k, : dealt.shape[1]] = dealt
         return game.with_hidden(np.repeat(slots, k), np.repeat(observers, k), rows)
 
     def searched_values(self, game: VectorGame, slots: np.ndarray, observers: np.ndarray, *,
-                        histories: list[list[TargetDecision]], rng: np.random.Generator) -> SearchedValues:
+                        histories: list[list[list[TargetDecision]]], rng: np.random.Generator) -> SearchedValues:
         """Each legal move's value at each of ``slots`` (seat ``observers[i]`` to act there): its mean reward over
         `worlds` worlds drawn from the posterior, the same worlds for every move."""
         k = self.worlds
@@ -325,7 +373,7 @@ class WorldSearch:
         children = worlds.children(rows, actions, reward=self.reward)
         table = Table(self.rules, children.batch_size, reward=self.reward, illegal_action="raise", game=children)
         target, rollout = table.add_player(self.target), table.add_player(self.rollout)
-        seats = np.full((children.batch_size, SEARCH_PLAYERS), target, dtype=np.int64)
+        seats = np.full((children.batch_size, self.rules.num_players), target, dtype=np.int64)
         seats[np.arange(len(rows)), observers[rows]] = rollout
         table.seat(np.arange(children.batch_size), seats)
         table.play_seated(rng, max_rounds=self.cut or None)

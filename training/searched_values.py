@@ -120,12 +120,12 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @dataclass
 class PendingDecision:
     """A decision to search: where it stood (row ``row`` of a round's copied positions), whose it was, the
-    other seat's decisions in its current hand then, and its row in the batch."""
+    other seats' decisions in their current hands then (one list per seat), and its row in the batch."""
 
     position: VectorGame
     row: int
     observer: int
-    history: list[TargetDecision]
+    history: list[list[TargetDecision]]
     batch_row: int
 
 
@@ -177,7 +177,7 @@ class DecisionSearch:
         for index in np.flatnonzero(choice & drawn).tolist():
             slot, seat = int(slots[index]), int(seats[index])
             _, decision = recorder.decisions[slot][-1]
-            history = recorder.hand_decisions(slot, 1 - seat, decision.deck_len)
+            history = recorder.others_decisions(slot, seat, decision.deck_len)
             self.pending.append(PendingDecision(position, decision.row, seat, history, first_batch_row + index))
 
     def run(self, network: TrainerNetwork, *, device: torch.device, batch_size: int, num_actions: int,

@@ -1,23 +1,25 @@
 """Local best response (Lisý and Bowling, 2017): a lower bound on a player's exploitability, with no training.
 
-The LBR seat plays against the target at a two-seat table. At each of its decisions it
+The LBR seat plays against the target, which sits in every other seat of the table. At each of its decisions it
 
-1. weighs every hand the target may hold by the posterior its own choices imply: the chance of the deal
-   (what the LBR seat cannot see is dealt uniformly) times, over the target's decisions since that hand was
-   dealt, the probability the target's ``action_probabilities`` gave the move it made, from the observation it
-   would have had holding that hand (`hand_posterior`); earlier hands were played out in the open, so they
+1. weighs every assignment of hands to the other seats by the posterior their own choices imply: the chance of
+   the deal (what the LBR seat cannot see is dealt uniformly) times, over each seat's decisions since the hands
+   were dealt, the probability the target's ``action_probabilities`` gave the move it made, from the observation
+   it would have had holding that hand (`hand_posteriors`); earlier hands were played out in the open, so they
    tell nothing more;
-2. draws ``worlds`` positions from that posterior (the target's hand from it, the deck shuffled) and plays
-   every legal move out in each of them to the end, the target playing as it plays and the LBR seat by the
-   ``rollout`` player from then on (`move_values`), on the batched table;
+2. draws ``worlds`` positions from that posterior (the hands from it, the deck shuffled) and plays every legal
+   move out in each of them to the end, the target playing as it plays and the LBR seat by the ``rollout``
+   player from then on (`move_values`), on the batched table;
 3. plays the move with the best mean margin reward (common worlds for every move; the first on a tie).
 
-Whatever the rollout player, the LBR seat is one fixed strategy, so its seat-averaged margin against the
-target over duplicate deals is a lower bound on the target's exploitability (NashConv / 2), in the margin
-reward's units; a better rollout gives a tighter one. `local_best_response` plays those games, many at a
-time, and reports the bound with its 95% interval over deals, the win rate, and the decisions a second.
-Only what the LBR seat sees reaches its choices: the target's past positions are kept as the table stood, and
-the cards the LBR seat cannot see in them are dealt anew for every hypothesis (`VectorGame.with_hidden`).
+Whatever the rollout player, the LBR seat is one fixed strategy, so its mean margin reward in a seat is a lower
+bound on what that seat's best response gets against the others; the margin reward sums to zero over the seats,
+so the sum over the seats bounds NashConv from below and the seat average (the reported ``bound``) bounds the
+exploitability, NashConv over the number of seats (at two seats, NashConv / 2). `local_best_response` plays
+duplicate deals, the LBR in every seat of each, many at a time, and reports the bound with its 95% interval over
+deals, per seat, the win rate, and the decisions a second. Only what the LBR seat sees reaches its choices: the
+target's past positions are kept as the table stood, and the cards the LBR seat cannot see in them are dealt anew
+for every hypothesis (`VectorGame.with_hidden`).
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from rouba_env.evaluation.stats import margins, mean_interval, wilson_interval, 
 from rouba_env.players.base import Policy
 from rouba_env.players.registry import make_policy
 from rouba_env.posterior import (  # noqa: F401 (the posterior's pieces, as the LBR's callers know them)
-    MAX_WORLDS, DecisionRecorder, HandQuestion, TargetDecision, WorldSearch, check_searchable, hand_posterior,
-    hand_posteriors, possible_hands,
+    MAX_WORLDS, DecisionRecorder, HandQuestion, TargetDecision, WorldSearch, check_searchable, hand_posteriors,
+    possible_hands,
 )
 from rouba_env.rules.config import RulesConfig
 from rouba_env.table import OPEN_SEAT, Table
@@ -44,10 +46,8 @@ from rouba_env.table import OPEN_SEAT, Table
 DEFAULT_WORLDS = 16
 """Positions drawn from the posterior per decision; every legal move is played out in each."""
 DEALS_AT_ONCE = 64
-"""Deals played together (both seatings of each: twice as many games)."""
+"""Deals played together (each with the LBR in every seat: as many games a deal as seats)."""
 MAX_LBR_GAMES = 1_000_000
-LBR_PLAYERS = 2
-"""The local best response answers one opponent: a two-seat table."""
 
 
 @dataclass
@@ -66,7 +66,8 @@ class LocalBestResponseResult:
     mean_margin: float
     """Cards: own score minus the target's, seat-averaged."""
     bound: float
-    """The exploitability lower bound: the mean margin reward (cards over the cards in play)."""
+    """The exploitability lower bound (NashConv over the number of seats): the mean margin reward (cards over the
+    cards in play), over every seat."""
     bound_low: float | None
     bound_high: float | None
     decisions: int
@@ -74,22 +75,31 @@ class LocalBestResponseResult:
     posterior: str
     """How the hands were weighed: by the target's action probabilities, or uniformly (it gives none)."""
     per_seat: dict[int, float] = field(default_factory=dict)
-    """LBR seat -> mean margin reward there."""
+    """LBR seat -> mean margin reward there (a lower bound on that seat's best-response value)."""
 
     @property
     def decisions_per_second(self) -> float:
         return self.decisions / self.seconds if self.seconds else 0.0
 
+    @property
+    def nash_conv_bound(self) -> float:
+        """The lower bound on NashConv: the per-seat bounds summed (the seat average times the seats)."""
+        return self.bound * self.rules.num_players
+
     def to_dict(self) -> dict:
         data = {key: value for key, value in vars(self).items() if key != "rules"}
-        return data | {"rules": self.rules.to_dict(), "decisions_per_second": self.decisions_per_second}
+        return data | {"rules": self.rules.to_dict(), "decisions_per_second": self.decisions_per_second,
+                       "nash_conv_bound": self.nash_conv_bound}
 
     def describe(self) -> str:
         interval = "" if self.bound_low is None else f" [{self.bound_low:+.4f}, {self.bound_high:+.4f}]"
+        seats = "" if self.rules.num_players == 2 else (
+            f" (per seat {', '.join(f'{value:+.4f}' for value in self.per_seat.values())}; NashConv lower bound "
+            f"{self.nash_conv_bound:+.4f})")
         return (f"local best response to {self.target} ({self.worlds} worlds a move, rollout {self.rollout}, "
                 f"posterior {self.posterior}): {self.games} games, win rate {self.win_rate:.1%} "
                 f"[{self.win_low:.1%}, {self.win_high:.1%}], margin {self.mean_margin:+.3f} cards; exploitability "
-                f"lower bound {self.bound:+.4f}{interval}; {self.decisions} decisions, "
+                f"lower bound {self.bound:+.4f}{interval}{seats}; {self.decisions} decisions, "
                 f"{self.decisions_per_second:.0f} a second")
 
 
@@ -101,9 +111,10 @@ class TargetRecorder(DecisionRecorder):
         super().__init__(game, skip_seats=lbr_seats)
         self.lbr_seats = lbr_seats
 
-    def this_hand(self, game: VectorGame, slot: int) -> list[TargetDecision]:
-        """The target's decisions in ``slot`` since its current hand was dealt, oldest first."""
-        return self.hand_decisions(slot, 1 - int(self.lbr_seats[slot]), int(game.arrays.deck_len[slot]))
+    def this_hand(self, game: VectorGame, slot: int) -> list[list[TargetDecision]]:
+        """The target's decisions in ``slot`` since the current hands were dealt, oldest first, one list per
+        other seat from the LBR seat's left."""
+        return self.others_decisions(slot, int(self.lbr_seats[slot]), int(game.arrays.deck_len[slot]))
 
 
 class LocalBestResponse(WorldSearch):
@@ -126,16 +137,19 @@ class LocalBestResponse(WorldSearch):
 def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: int, seed: int = 0,
                         worlds: int = DEFAULT_WORLDS, rollout: "str | Policy | None" = None,
                         progress: Callable[[int], None] | None = None) -> LocalBestResponseResult:
-    """Play ``games`` duplicate games (both seatings of ``games / 2`` deals) of a local best response against
-    ``target`` at a two-seat table of ``rules``; see the module's docstring.
+    """Play ``games`` duplicate games (``games / n`` deals at an ``n``-seat table of ``rules``, each played with
+    the LBR in every seat) of a local best response against ``target``, which fills every other seat; see the
+    module's docstring.
 
     ``rollout``: how the LBR seat plays on in its playouts (a spec or player; default: the target itself).
     ``progress`` is called with the number of games finished.
     """
     check_searchable(rules, "a local best response")
-    games = check_int("games", games, 2, MAX_LBR_GAMES)
-    if games % 2:
-        raise ValueError(f"games must be even (each deal is played in both seatings), got {games}")
+    seats = rules.num_players
+    games = check_int("games", games, seats, MAX_LBR_GAMES)
+    if games % seats:
+        raise ValueError(f"games must be a multiple of the {seats} seats (each deal is played with the local best "
+                         f"response in every seat), got {games}")
     worlds = check_int("worlds", worlds, 1, MAX_WORLDS)
     target_name = target if isinstance(target, str) else getattr(target, "name", type(target).__name__)
     target = make_policy(target, rules)
@@ -144,17 +158,17 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
     rollout = target if rollout is None else make_policy(rollout, rules)
     lbr = LocalBestResponse(target, rollout, rules, worlds)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x1B2,)))
-    deals = games // 2
+    deals = games // seats
     finished: list[tuple[int, int, list[int]]] = []  # (deal, LBR seat, scores)
     decisions, started = 0, time.perf_counter()
     for first in range(0, deals, DEALS_AT_ONCE):
         batch = list(range(first, min(deals, first + DEALS_AT_ONCE)))
-        slots = np.arange(2 * len(batch))
-        lbr_seats = np.tile(np.arange(LBR_PLAYERS), len(batch))  # each deal in both seatings
+        slots = np.arange(seats * len(batch))
+        lbr_seats = np.tile(np.arange(seats), len(batch))  # each deal with the LBR in every seat
         table = Table(rules, len(slots), [target], reward="margin", illegal_action="raise")
         table.before_move = history = TargetRecorder(table.game, lbr_seats)
-        table.seat(slots, np.where(np.arange(LBR_PLAYERS)[None, :] == lbr_seats[:, None], OPEN_SEAT, 0))
-        table.start(slots, np.repeat([deal_seed(seed, deal) for deal in batch], LBR_PLAYERS))
+        table.seat(slots, np.where(np.arange(seats)[None, :] == lbr_seats[:, None], OPEN_SEAT, 0))
+        table.start(slots, np.repeat([deal_seed(seed, deal) for deal in batch], seats))
         while True:
             table.play_seated(rng)
             waiting = np.flatnonzero(table.player_to_act() == OPEN_SEAT)
@@ -164,7 +178,7 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
                        who="the local best response")
             decisions += len(waiting)
         scores = table.scores(slots)
-        finished += [(deal, int(lbr_seats[i]), scores[i].tolist()) for i, deal in enumerate(np.repeat(batch, 2))]
+        finished += [(deal, int(lbr_seats[i]), scores[i].tolist()) for i, deal in enumerate(np.repeat(batch, seats))]
         if progress is not None:
             progress(len(slots))
     seconds = time.perf_counter() - started

@@ -100,7 +100,7 @@ class BeliefSearchPolicy(BasePolicy):
             return np.concatenate([self.act_at_table(table, games[i:i + 1], seats[i:i + 1], rng[i])
                                    for i in range(len(games))]) if len(games) else np.zeros(0, dtype=np.int64)
         game = table.game
-        histories = [table.history.hand_decisions(slot, 1 - seat, int(game.arrays.deck_len[slot]))
+        histories = [table.history.others_decisions(slot, seat, int(game.arrays.deck_len[slot]))
                      for slot, seat in zip(games.tolist(), seats.tolist())]
         values = self.search.searched_values(game, games, seats, histories=histories, rng=rng).mean
         if self.temperature == 0:

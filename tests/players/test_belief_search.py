@@ -80,8 +80,8 @@ def test_the_posterior_moves_with_the_history(mini_network):
     moved = 0
     for slot in live.tolist():
         seat = int(table.current[slot])
-        decisions = table.history.hand_decisions(slot, 1 - seat, int(table.game.arrays.deck_len[slot]))
-        assert len(decisions) == 1  # the other seat has played one card of its hand
+        decisions = table.history.others_decisions(slot, seat, int(table.game.arrays.deck_len[slot]))
+        assert len(decisions) == 1 and len(decisions[0]) == 1  # the other seat has played one card of its hand
         hands, weights = weighed.search.hands(table.game, slot, seat, decisions=decisions,
                                               rng=np.random.default_rng(0))
         same_hands, prior_weights = prior.search.hands(table.game, slot, seat, decisions=decisions,
@@ -117,9 +117,16 @@ def test_bad_settings_are_refused_in_one_line(mini_network, option, message):
         make_policy(f"belief_search:policy={mini_network},{option}", RULES)
 
 
-def test_it_refuses_three_seats_and_an_observation_without_a_table(mini_network):
-    with pytest.raises(ValueError, match="rules for 2 players, got 3"):
+def test_at_three_seats_it_weighs_both_other_hands_and_refuses_an_observation_without_a_table(mini_network):
+    """At three seats it plays (with a network made for three, the shipped ``mixed``), drawing both other hands
+    from their joint posterior; its default network plays two seats only, and says so."""
+    from rouba_env.evaluation.duplicate import evaluate
+
+    with pytest.raises(ValueError, match="plays at most 2 players, not 3"):
         make_policy("belief_search", preset("standard", num_players=3))
+    three = preset("standard", num_players=3)
+    result = evaluate(["belief_search:policy=mixed,worlds=2", "heuristic", "heuristic"], rules=three, games=3, seed=0)
+    assert result.players[0].games == 3
     player = searcher(mini_network)
     with pytest.raises(ValueError, match="seat it at a Table"):
         player.act_batch(np.zeros((1, player.encoder.size), np.float32), np.ones((1, player.actions.size), bool),

@@ -20,7 +20,7 @@ from rouba_training.config import TrainConfig
 from rouba_training.network import make_network
 from rouba_training.searched_values import DecisionSearch, NetworkPlayer, distinct_rows
 from rouba_training.trainer import train
-from tests.evaluation.test_local_best_response import exact_posterior
+from tests.evaluation.test_local_best_response import assignments, exact_posterior
 from tests.training.test_train import TINY, metric_rows
 
 PEAKED = 300.0
@@ -66,11 +66,11 @@ def test_the_trainers_posterior_is_exact_bayes_over_every_deal_of_mini():
         histories = self_play_with_a_search(rules, player, search, seed)
         world_search = WorldSearch(player, player, rules, 1)
         for pending in search.pending:
-            if not pending.history:
+            if not any(pending.history):
                 continue
             hands, weights = world_search.hands(pending.position, pending.row, pending.observer,
                                                 decisions=pending.history, rng=np.random.default_rng(0))
-            ours = {tuple(int(c) for c in hand): float(w) for hand, w in zip(hands, weights) if w > 0}
+            ours = assignments(hands, weights)
             observed = pending.position.observe_slots([pending.row], [pending.observer])[0]
             exact = exact_posterior(rules, player, histories[pending.batch_row], observed, pending.observer)
             assert ours.keys() == exact.keys()
