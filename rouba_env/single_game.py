@@ -299,6 +299,11 @@ class SingleGame:
             return rewards
         return penalized(np.array([rewards]), self._offender, self.illegal_reward)[0].tolist()
 
+    def seconds_thinking(self) -> list[float]:
+        """Each seat's seconds spent so far by its seated player choosing its moves (0 for an open seat): what a
+        front end shows as an opponent's think time, the difference across one of its moves."""
+        return self.table.seconds[0].tolist()
+
     def scores(self) -> list[int]:
         """Cards in each seat's pile now (the final scores once the game is over)."""
         if not self._started:

@@ -115,8 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     names = {seat: f"player {seat} ({players[seat].name})" for seat in others} | {args.seat: "you"}
     table = SingleGame(rules, illegal_action="raise", seats=[players.get(seat) for seat in range(rules.num_players)])
-    table.before_move = lambda seat, action: print(
-        f"{names[seat]}: {describe_move(table.require_started('playing'), table.actions.decode(action), seat)}")
+    table.before_move = move_announcer(table, names, you=args.seat)
     table.start(rng)
     print(f"rouba-monte, {rules.num_players} players; you are player {args.seat}.")
     try:
@@ -124,6 +123,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C at the prompt: a clean stop, as the trainer's
         print("\nstopped")
         return EXIT_CTRL_C
+
+
+def move_announcer(table: SingleGame, names: dict, *, you: int):
+    """The hook that prints each move as it is played, an opponent's with the seconds it took to choose it."""
+    thought = table.seconds_thinking()
+
+    def announce(seat: int, action: int) -> None:
+        nonlocal thought
+        spent = table.seconds_thinking()
+        think = "" if seat == you else f" ({spent[seat] - thought[seat]:.2f} s)"
+        thought = spent
+        print(f"{names[seat]}: {describe_move(table.require_started('playing'), table.actions.decode(action), seat)}"
+              f"{think}")
+
+    return announce
 
 
 EXIT_CTRL_C = 130

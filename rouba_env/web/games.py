@@ -53,8 +53,16 @@ WEB_BUDGETS = {"samples": 256, "max_scale": 4, "max_moves": 24, "endgame_nodes":
                "simulations": 200, "worlds": 64}
 """The most a browser game's opponent may ask of each search budget: every move is computed while the page
 waits, with up to seven such opponents at an 8-seat table."""
-PLAYER_SUGGESTIONS = ("heuristic", "greedy", "random", "expert", "search", "checkpoint:2p", "checkpoint:mixed")
-"""Specs the page offers in its opponent lists (any other valid spec may be typed)."""
+PLAYER_SUGGESTIONS = ("belief_search", "heuristic", "greedy", "random", "expert", "search", "checkpoint:2p",
+                      "checkpoint:mixed")
+"""Specs the page offers in its opponent lists (any other valid spec may be typed), the hardest first."""
+PLAYER_NOTES = {
+    "belief_search": "the hardest: plays every move out in worlds drawn from what your moves say about your hand "
+                     "(two seats with its default network; its think time is shown beside each move)",
+    "checkpoint:2p": "the shipped two-seat network",
+    "checkpoint:mixed": "the shipped network for 2 to 4 seats",
+}
+"""What the page says beside a suggestion."""
 
 
 class ApiError(Exception):
@@ -147,6 +155,10 @@ class WebGame:
         self.deal_seed = int(rng.integers(0, DEAL_SEED_BOUND))
         self.single_game.start_deal(self.deal_seed)
         self._description = ""
+        self._thought = self.single_game.seconds_thinking()
+        """Each seat's thinking seconds before the move being played."""
+        self._think = 0.0
+        """The seconds the seated player took to choose the move being played."""
         self.moves: list[tuple[int, int]] = []
         self.events: list[dict] = []
         self.polled = 0
@@ -168,6 +180,9 @@ class WebGame:
 
     def _describe(self, seat: int, action: int) -> None:
         self._description = describe_move(self.state, self.encoding.decode(action), seat, viewer=self.human_seat)
+        spent = self.single_game.seconds_thinking()
+        self._think = spent[seat] - self._thought[seat]
+        self._thought = spent
 
     def _log(self, seat: int, action: int) -> None:
         self.moves.append((seat, action))
@@ -178,6 +193,7 @@ class WebGame:
             "action": action,
             "card": card_json(self.state.last_move[2]),
             "description": self._description,
+            "think_seconds": None if seat == self.human_seat else round(self._think, 3),
             "view": state_view(self.state, self.names(), self.human_seat),
         })
 

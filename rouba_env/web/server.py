@@ -37,7 +37,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from rouba_env.files import check_writable
 from rouba_env.rules.config import MAX_PLAYERS, MIN_PLAYERS, PRESET_FIELDS
-from rouba_env.web.games import DEFAULT_MAX_GAMES, DEFAULT_TTL_S, PLAYER_SUGGESTIONS, ApiError, GameStore
+from rouba_env.web.games import DEFAULT_MAX_GAMES, DEFAULT_TTL_S, PLAYER_NOTES, PLAYER_SUGGESTIONS, ApiError, GameStore
 from rouba_env.web.games import available_checkpoints
 from rouba_env.web.replays import ReplayLibrary
 
@@ -245,7 +245,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         if segments == ["api", "options"]:
             return self._json(200, {
                 "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS,
-                "rules": sorted(PRESET_FIELDS), "players": list(PLAYER_SUGGESTIONS),
+                "rules": sorted(PRESET_FIELDS), "players": list(PLAYER_SUGGESTIONS), "player_notes": PLAYER_NOTES,
                 "replays": self.server.replays is not None,
                 "checkpoints": sorted(available_checkpoints(self.server.store.checkpoint_folder)),
                 "preselect": self.server.preselect,

@@ -1,5 +1,6 @@
 """Smoke runs of the ``rouba-play`` command with typed input."""
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -23,6 +24,8 @@ def test_a_whole_game_with_bad_input_asked_again():
     out = result.stdout
     assert out.count("please type a number") == 2, "bad input is asked again"
     assert "player 1 (greedy):" in out, "opponent moves are shown"
+    assert re.search(r"player 1 \(greedy\): .* \(\d+\.\d\d s\)\n", out), "each with the seconds it took"
+    assert not re.search(r"you: .* s\)\n", out), "your own moves are not timed"
     assert "your moves:" in out and "player 0's hand:" in out
     assert "final scores" in out and ("wins" in out or "tie between" in out)
     assert "Traceback" not in result.stderr

@@ -321,6 +321,20 @@ def test_checkpoints_from_a_given_folder_by_name_only(live_server, tmp_path):
         assert status == 400 and "by name only" in answer["error"], answer
 
 
+def test_the_hardest_opponent_is_offered_first_and_every_opponent_move_shows_its_think_time(live_server):
+    _, client = live_server()
+    _, options = client.get("/api/options")
+    assert options["players"][0] == "belief_search" and "hardest" in options["player_notes"]["belief_search"]
+    _, view = client.post("/api/games", {"num_players": 2, "opponents": ["belief_search:worlds=2"], "seat": 1,
+                                         "seed": 3})
+    last = play_out(client, view)
+    _, everything = client.get(f"/api/games/{view['game_id']}?since=0")
+    thinking = [event["think_seconds"] for event in everything["events"] if event["seat"] == 0]
+    assert last["finished"] and thinking and all(seconds >= 0 for seconds in thinking)
+    assert any(seconds > 0 for seconds in thinking), "a search takes time to choose"
+    assert all(event["think_seconds"] is None for event in everything["events"] if event["seat"] == 1)
+
+
 def test_the_page_calls_the_viewer_you_in_seats_and_move_texts(live_server):
     server, client = live_server()
     _, view = client.post("/api/games", {"num_players": 2, "opponents": ["greedy"], "seat": 1, "seed": 3})

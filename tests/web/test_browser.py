@@ -141,6 +141,9 @@ def test_play_a_full_game_by_clicking(live_server, browser, tmp_path):
     assert human_turns >= SCREENSHOT_TURN
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert len(log) == game.state.turn, "every move, the opponents' too, is shown"
+    import re
+    timed = [re.search(r"\(thought \d+(\.\d)? m?s\)$", item.text) is not None for item in log]
+    assert timed == [seat != game.human_seat for seat, _ in game.moves], "each opponent's think time, not yours"
     saved = record_files(tmp_path / "saved")
     assert len(saved) == 1 and replay_states(load_record(tmp_path / "saved" / saved[0]))
 

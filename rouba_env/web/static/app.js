@@ -222,9 +222,15 @@ function renderResult(view) {
   if (view.saved) result.appendChild(element("p", { text: `Saved as ${view.saved}` }));
 }
 
+// An opponent's think time as the log shows it: milliseconds under a second, else seconds.
+function formatThink(seconds) {
+  return seconds < 1 ? `thought ${Math.round(seconds * 1000)} ms` : `thought ${seconds.toFixed(1)} s`;
+}
+
 function logEvent(event) {
   const log = $("log");
-  log.appendChild(element("li", { text: `${event.name}: ${event.description}` }));
+  const thought = event.think_seconds === null || event.think_seconds === undefined ? "" : ` (${formatThink(event.think_seconds)})`;
+  log.appendChild(element("li", { text: `${event.name}: ${event.description}${thought}` }));
   log.scrollTop = log.scrollHeight;
 }
 
@@ -284,7 +290,10 @@ function fillSetup() {
   for (const name of options.rules) $("rules").appendChild(element("option", { value: name, text: name }));
   $("rules").value = options.rules.includes(DEFAULT_RULES) ? DEFAULT_RULES : options.rules[0];
   const suggestions = [...options.players, ...(options.checkpoints || []).map((name) => `checkpoint:${name}`)];
-  for (const spec of new Set(suggestions)) $("player-specs").appendChild(element("option", { value: spec }));
+  const notes = options.player_notes || {};
+  for (const spec of new Set(suggestions)) {
+    $("player-specs").appendChild(element("option", notes[spec] ? { value: spec, label: `${spec}: ${notes[spec]}` } : { value: spec }));
+  }
   count.addEventListener("change", fillSeats);
   const chosen = options.preselect || {};  // rouba-play --web --opponents ... --rules ... --seat ... --seed ...
   if (chosen.opponents) count.value = String(chosen.opponents.length + 1);
