@@ -65,6 +65,10 @@ TABLE_PLAYER_METHOD = "act_at_table"
 """A player that reads its games' histories, not only a seat's observation, defines
 ``act_at_table(table, games, seats, rng) -> actions`` (a search that weighs the hidden hands by the moves made);
 a table that seats one keeps every game's decisions since its deal (`Table.history`)."""
+TABLE_PROBABILITIES_METHOD = "probabilities_at_table"
+"""Such a player may also give its move distribution, ``probabilities_at_table(table, games, seats, rng) ->
+float64[N, A]``, for one draw of whatever it samples (a search's worlds): what the exact solver averages to read
+its strategy (`rouba_env.solve.exploitability.table_strategy`)."""
 OPEN_SEAT = -1
 """Player id of an open seat (played by an outside caller)."""
 GAME_OVER = -2

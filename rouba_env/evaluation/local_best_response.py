@@ -12,7 +12,10 @@ The LBR seat plays against the target, which sits in every other seat of the tab
    player from then on (`move_values`), on the batched table;
 3. plays the move with the best mean margin reward (common worlds for every move; the first on a tie).
 
-Whatever the rollout player, the LBR seat is one fixed strategy, so its mean margin reward in a seat is a lower
+A target that cannot be read that way (a search, which gives no action probabilities and is slow to play out)
+can be stood in for by a ``model`` (its network, say): the model's probabilities weigh the hands and the model
+plays the target's seats in the playouts, while the games themselves are played against the target. Whatever the
+rollout player and the model, the LBR seat is one fixed strategy, so its mean margin reward in a seat is a lower
 bound on what that seat's best response gets against the others; the margin reward sums to zero over the seats,
 so the sum over the seats bounds NashConv from below and the seat average (the reported ``bound``) bounds the
 exploitability, NashConv over the number of seats (at two seats, NashConv / 2). `local_best_response` plays
@@ -56,6 +59,8 @@ class LocalBestResponseResult:
 
     target: str
     rollout: str
+    model: str
+    """Who stood in for the target in the posterior and the playouts (``the target`` itself by default)."""
     rules: RulesConfig
     games: int
     deals: int
@@ -96,7 +101,8 @@ class LocalBestResponseResult:
         seats = "" if self.rules.num_players == 2 else (
             f" (per seat {', '.join(f'{value:+.4f}' for value in self.per_seat.values())}; NashConv lower bound "
             f"{self.nash_conv_bound:+.4f})")
-        return (f"local best response to {self.target} ({self.worlds} worlds a move, rollout {self.rollout}, "
+        model = "" if self.model == "the target" else f", model {self.model}"
+        return (f"local best response to {self.target} ({self.worlds} worlds a move, rollout {self.rollout}{model}, "
                 f"posterior {self.posterior}): {self.games} games, win rate {self.win_rate:.1%} "
                 f"[{self.win_low:.1%}, {self.win_high:.1%}], margin {self.mean_margin:+.3f} cards; exploitability "
                 f"lower bound {self.bound:+.4f}{interval}{seats}; {self.decisions} decisions, "
@@ -136,12 +142,13 @@ class LocalBestResponse(WorldSearch):
 
 def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: int, seed: int = 0,
                         worlds: int = DEFAULT_WORLDS, rollout: "str | Policy | None" = None,
-                        progress: Callable[[int], None] | None = None) -> LocalBestResponseResult:
+                        model: "str | Policy | None" = None, progress: Callable[[int], None] | None = None) -> LocalBestResponseResult:
     """Play ``games`` duplicate games (``games / n`` deals at an ``n``-seat table of ``rules``, each played with
     the LBR in every seat) of a local best response against ``target``, which fills every other seat; see the
     module's docstring.
 
-    ``rollout``: how the LBR seat plays on in its playouts (a spec or player; default: the target itself).
+    ``rollout``: how the LBR seat plays on in its playouts (a spec or player; default: the model).
+    ``model``: who stands in for the target in the posterior and the playouts (default: the target itself).
     ``progress`` is called with the number of games finished.
     """
     check_searchable(rules, "a local best response")
@@ -151,12 +158,13 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
         raise ValueError(f"games must be a multiple of the {seats} seats (each deal is played with the local best "
                          f"response in every seat), got {games}")
     worlds = check_int("worlds", worlds, 1, MAX_WORLDS)
-    target_name = target if isinstance(target, str) else getattr(target, "name", type(target).__name__)
+    target_name = name_of(target)
     target = make_policy(target, rules)
-    rollout_name = "the target" if rollout is None else (
-        rollout if isinstance(rollout, str) else getattr(rollout, "name", type(rollout).__name__))
-    rollout = target if rollout is None else make_policy(rollout, rules)
-    lbr = LocalBestResponse(target, rollout, rules, worlds)
+    model_name = "the target" if model is None else name_of(model)
+    model = target if model is None else make_policy(model, rules)
+    rollout_name = model_name if rollout is None else name_of(rollout)
+    rollout = model if rollout is None else make_policy(rollout, rules)
+    lbr = LocalBestResponse(model, rollout, rules, worlds)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x1B2,)))
     deals = games // seats
     finished: list[tuple[int, int, list[int]]] = []  # (deal, LBR seat, scores)
@@ -182,14 +190,20 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
         if progress is not None:
             progress(len(slots))
     seconds = time.perf_counter() - started
-    posterior = ("by the target's action probabilities" if lbr.weighs
-                 else "uniform (the target gives no action probabilities)")
-    return summarize_games(finished, rules, target=target_name, rollout=rollout_name, worlds=worlds,
-                           decisions=decisions, seconds=seconds, posterior=posterior)
+    whose = "the target's" if model_name == "the target" else f"{model_name}'s"
+    posterior = (f"by {whose} action probabilities" if lbr.weighs
+                 else f"uniform ({model_name} gives no action probabilities)")
+    return summarize_games(finished, rules, target=target_name, rollout=rollout_name, model=model_name,
+                           worlds=worlds, decisions=decisions, seconds=seconds, posterior=posterior)
+
+
+def name_of(player: "str | Policy") -> str:
+    """A spec as given, or a player's name."""
+    return player if isinstance(player, str) else getattr(player, "name", type(player).__name__)
 
 
 def summarize_games(finished: list[tuple[int, int, list[int]]], rules: RulesConfig, *, target: str, rollout: str,
-                    worlds: int, decisions: int, seconds: float, posterior: str) -> LocalBestResponseResult:
+                    model: str, worlds: int, decisions: int, seconds: float, posterior: str) -> LocalBestResponseResult:
     """The LBR seat's results over its games: win share (Wilson), margins with their interval over deals."""
     shares = [win_shares(scores)[seat] for _, seat, scores in finished]
     cards = [margins(scores)[seat] for _, seat, scores in finished]
@@ -201,6 +215,6 @@ def summarize_games(finished: list[tuple[int, int, list[int]]], rules: RulesConf
     bound, low, high = mean_interval([float(np.mean(values)) for values in per_deal.values()])
     win_low, win_high = wilson_interval(sum(shares), len(shares))
     return LocalBestResponseResult(
-        target, rollout, rules, len(finished), len(per_deal), worlds, sum(shares) / len(shares), win_low, win_high,
+        target, rollout, model, rules, len(finished), len(per_deal), worlds, sum(shares) / len(shares), win_low, win_high,
         float(np.mean(cards)), bound, low, high, decisions, seconds, posterior,
         {seat: float(np.mean(values)) for seat, values in sorted(per_seat.items())})

@@ -99,16 +99,29 @@ class BeliefSearchPolicy(BasePolicy):
         if isinstance(rng, RowStreams):
             return np.concatenate([self.act_at_table(table, games[i:i + 1], seats[i:i + 1], rng[i])
                                    for i in range(len(games))]) if len(games) else np.zeros(0, dtype=np.int64)
+        cumulative = np.cumsum(self.probabilities_at_table(table, games, seats, rng), axis=1)
+        if self.temperature == 0:
+            return np.argmax(cumulative > 0.5, axis=1)  # the one move of mass 1
+        drawn = rng.random(len(games)) * cumulative[:, -1]
+        return np.argmax(cumulative > drawn[:, None], axis=1)
+
+    def probabilities_at_table(self, table: Table, games: np.ndarray, seats: np.ndarray,
+                               rng: np.random.Generator) -> np.ndarray:
+        """float64[N, A]: the move distribution in each of ``games`` for one draw of the worlds: all of it on the
+        move of best mean value (the first on a tie) at temperature 0, else the softmax of the values over the
+        temperature (0 for illegal moves)."""
+        if table.history is None:
+            raise ValueError("belief_search needs a table that keeps its games' histories (Table.add_player)")
         game = table.game
         histories = [table.history.others_decisions(slot, seat, int(game.arrays.deck_len[slot]))
                      for slot, seat in zip(games.tolist(), seats.tolist())]
         values = self.search.searched_values(game, games, seats, histories=histories, rng=rng).mean
         if self.temperature == 0:
-            return values.argmax(axis=1)  # -inf where illegal; the first on a tie
+            chosen = np.zeros(values.shape)
+            chosen[np.arange(len(values)), values.argmax(axis=1)] = 1.0  # -inf where illegal
+            return chosen
         weights = np.exp((values - values.max(axis=1, keepdims=True)) / self.temperature)  # 0 where illegal
-        cumulative = np.cumsum(weights, axis=1)
-        drawn = rng.random(len(games)) * cumulative[:, -1]
-        return np.argmax(cumulative > drawn[:, None], axis=1)
+        return weights / weights.sum(axis=1, keepdims=True)
 
     def __repr__(self) -> str:
         return (f"belief_search(worlds={self.worlds}, value={self.value}, temperature={self.temperature}, "

@@ -169,6 +169,9 @@ class GameTree:
                 deck.append(codes[rank][used[rank]])
                 used[rank] += 1
             decks.append(deck)
+        self.deal_cards = np.array(decks, dtype=np.int16)
+        """int16[deals, cards]: each deal's deck, card codes in the order the rules core deals them
+        (`VectorGame.deal_decks`): deal ``d`` is the root of every history below layer 0's node ``d``."""
         self._max_histories, self._progress = max_histories, progress
         self.num_histories = 0
         """Histories (nodes) of every deal, terminal ones included."""
@@ -286,6 +289,16 @@ class GameTree:
             parts[depth].clear()
         del self._parts, self._utility, self._public_numbers, self._infoset_numbers, self._progress
 
+    def infoset_history(self, infoset: int) -> tuple[int, list[int]]:
+        """(deal, actions): one history of ``infoset``, its deal (a row of `deal_cards`) and the action indices
+        played from it."""
+        depth, node = int(self.infoset_layer[infoset]), int(self._infoset_node[infoset])
+        history = []
+        for layer in reversed(self.layers[:depth]):
+            history.append(int(self.slot_action[layer.child_slot[node]]))
+            node = int(layer.parent_of_child[node])
+        return node, history[::-1]
+
     @property
     def infoset_keys(self) -> list[tuple]:
         """Per information set: (seat, ranks held, ranks first laid on the table, action indices so far),
@@ -293,13 +306,9 @@ class GameTree:
         ranks = np.arange(NUM_RANK_SLOTS)
         keys = []
         for infoset in range(self.num_infosets):
-            depth, node = int(self.infoset_layer[infoset]), int(self._infoset_node[infoset])
-            history = []
-            for layer in reversed(self.layers[:depth]):
-                history.append(int(self.slot_action[layer.child_slot[node]]))
-                node = int(layer.parent_of_child[node])
+            deal, history = self.infoset_history(infoset)
             keys.append((int(self.infoset_seat[infoset]), tuple(np.repeat(ranks, self._infoset_hand[infoset]).tolist()),
-                         tuple(np.repeat(ranks, self._first_tables[node]).tolist()), tuple(reversed(history))))
+                         tuple(np.repeat(ranks, self._first_tables[deal]).tolist()), tuple(history)))
         return keys
 
     @property

@@ -242,3 +242,20 @@ def test_the_command_refuses_what_it_cannot_do_in_one_line(argv, message, capsys
     assert command.main(argv + ["--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_a_model_stands_in_for_a_search_that_gives_no_probabilities(tmp_path, capsys):
+    """Against belief_search (no action probabilities, a search in every playout move otherwise), its network
+    weighs the hands and plays its seats in the playouts; the games are played against the search itself."""
+    from rouba_env.cli import exploitability as command
+
+    network = str(ROOT / "scripts/results/runs/mini/policy")
+    out = tmp_path / "search.json"
+    assert command.main(["--rules", "mini", "--players", f"belief_search:policy={network},worlds=2", "--samples", "1",
+                         "--lbr", "20", "--lbr-worlds", "2", "--lbr-model", f"checkpoint:{network}", "--json",
+                         str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert f"model checkpoint:{network}" in printed and "exact exploitability" in printed
+    row = json.loads(out.read_text())["lbr"][0]
+    assert row["model"] == f"checkpoint:{network}" and row["rollout"] == f"checkpoint:{network}"
+    assert row["posterior"].startswith(f"by checkpoint:{network}'s action probabilities") and row["games"] == 20

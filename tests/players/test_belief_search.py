@@ -180,3 +180,32 @@ def test_it_plays_at_a_table_with_openspiels_bots(mini_network):
     assert result.players[0].games == result.players[1].games == 4
     assert result.players[0].mean_margin == pytest.approx(-result.players[1].mean_margin)
     assert 0 < sum(player.mean_score for player in result.players) <= RULES.total_cards
+
+
+def test_with_its_model_equal_to_the_opponent_it_takes_what_the_local_best_response_takes(mini_network):
+    """Judged by margin with its network as the opponent's model, belief_search is the local best response to
+    that network (the same posterior, worlds and playouts): their mean margins against it agree within their
+    intervals."""
+    from rouba_env.evaluation.local_best_response import local_best_response
+
+    opponent = f"checkpoint:{mini_network}"
+    lbr = local_best_response(opponent, RULES, games=300, seed=4, worlds=8)
+    result = evaluate([f"belief_search:policy={mini_network},value=margin,worlds=8", opponent], rules=RULES,
+                      games=300, seed=5)
+    searched = result.players[0]
+    assert searched.games == lbr.games == 300
+    lbr_cards = (lbr.bound_low * RULES.total_cards, lbr.bound_high * RULES.total_cards)
+    search_cards = margin_interval(result.records, 0)
+    assert search_cards[0] <= lbr_cards[1] and lbr_cards[0] <= search_cards[1], (search_cards, lbr_cards)
+    assert lbr.bound > 0, "the network is exploitable: the comparison is not of two zeros"
+
+
+def margin_interval(records, player: int) -> tuple[float, float]:
+    """The 95% interval of ``player``'s mean margin in cards over deals (each deal's seatings averaged)."""
+    from rouba_env.evaluation.stats import margins, mean_interval
+
+    per_deal: dict[int, list[float]] = {}
+    for record in records:
+        per_deal.setdefault(record.deal, []).append(margins(record.scores)[record.seats.index(player)])
+    _, low, high = mean_interval([float(np.mean(values)) for values in per_deal.values()])
+    return low, high
