@@ -196,6 +196,11 @@ class RunSettings:
             raise ValueError(f"rules: {error}") from None
         if not self.num_players or any(not 2 <= n <= 8 for n in self.num_players):
             raise ValueError(f"num_players must list table sizes in 2..8, got {self.num_players}")
+        for size in self.num_players:
+            try:
+                make_rules(self.rules, num_players=size)
+            except ValueError as error:
+                raise ValueError(f"rules {self.rules!r} at {size} players: {error}") from None
         if self.max_players and self.max_players < max(self.num_players):
             raise ValueError(f"max_players={self.max_players} is smaller than the largest table {max(self.num_players)}")
         if self.device not in ("cpu", "cuda") and not self.device.startswith("cuda:"):

@@ -77,7 +77,8 @@ class HelpWithDefaults(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if "default" in text or action.default in (None, argparse.SUPPRESS) or not action.option_strings:
+        if ("default" in text or action.default in (None, argparse.SUPPRESS) or not action.option_strings
+                or (isinstance(action.default, (list, tuple)) and not action.default)):  # an empty list: none
             return text
         default = action.default
         if isinstance(default, bool):

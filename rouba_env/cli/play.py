@@ -34,9 +34,11 @@ from rouba_env.rules.text import render_text
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="rouba-play", description=__doc__.split("\n\n")[0],
                                      formatter_class=HelpWithDefaults)
-    parser.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+    parser.add_argument("--opponents", nargs="+", default=None, metavar="SPEC",
                         help=f"player spec for each other seat: {', '.join(known_players())}, or checkpoint:PATH "
-                             f"or checkpoint:NAME with NAME one of {', '.join(shipped_names())}")
+                             f"or checkpoint:NAME with NAME one of {', '.join(shipped_names())} (default: "
+                             f"{DEFAULT_OPPONENT} in every other seat of the preset's table: one, but two for mini3 "
+                             f"and small3, three for mini4)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESET_FIELDS),
                         help="rules preset")
     parser.add_argument("--seat", type=int, default=0, help="your seat; 0 plays first with the default dealer")
@@ -48,6 +50,7 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+DEFAULT_OPPONENT = "heuristic"
 MAX_ANSWER_CHARACTERS = 16
 """A move number is a few digits; a longer answer is asked again, never converted."""
 
@@ -101,9 +104,15 @@ def main(argv: list[str] | None = None) -> int:
                     f"rouba-play --web {' '.join(web_only)} ...")
     args = parse_args(argv)
     try:
+        table = PRESET_FIELDS[args.rules].get("num_players")  # a deck laid out for its own table
+        if args.opponents is None:
+            args.opponents = [DEFAULT_OPPONENT] * ((table or 2) - 1)
         if len(args.opponents) > MAX_PLAYERS - 1:
             raise ValueError(f"--opponents names {len(args.opponents)} players; a table seats at most "
                              f"{MAX_PLAYERS}, so at most {MAX_PLAYERS - 1} opponents")
+        if table is not None and len(args.opponents) + 1 != table:
+            raise ValueError(f"rules {args.rules} seat {table} players: name {table - 1} opponents with "
+                             f"--opponents, got {len(args.opponents)}")
         rules = make_rules(args.rules, num_players=len(args.opponents) + 1)
         if not 0 <= args.seat < rules.num_players:
             raise ValueError(f"--seat must be in 0..{rules.num_players - 1}, got {args.seat}")

@@ -43,7 +43,7 @@ from rouba_env.posterior import (  # noqa: F401 (the posterior's pieces, as the 
     MAX_WORLDS, DecisionRecorder, HandQuestion, TargetDecision, WorldSearch, check_searchable, hand_posteriors,
     possible_hands,
 )
-from rouba_env.rules.config import RulesConfig
+from rouba_env.rules.config import RulesConfig, make_rules
 from rouba_env.table import OPEN_SEAT, Table
 
 DEFAULT_WORLDS = 16
@@ -98,9 +98,12 @@ class LocalBestResponseResult:
 
     def describe(self) -> str:
         interval = "" if self.bound_low is None else f" [{self.bound_low:+.4f}, {self.bound_high:+.4f}]"
-        seats = "" if self.rules.num_players == 2 else (
-            f" (per seat {', '.join(f'{value:+.4f}' for value in self.per_seat.values())}; NashConv lower bound "
-            f"{self.nash_conv_bound:+.4f})")
+        n = self.rules.num_players
+        summed = "" if self.bound_low is None or self.bound_high is None else (
+            f" [{n * self.bound_low:+.4f}, {n * self.bound_high:+.4f}]")
+        seats = "" if n == 2 else (
+            f" (each seat's value: {', '.join(f'{value:+.4f}' for value in self.per_seat.values())}; NashConv "
+            f"lower bound {self.nash_conv_bound:+.4f}{summed})")
         model = "" if self.model == "the target" else f", model {self.model}"
         return (f"local best response to {self.target} ({self.worlds} worlds a move, rollout {self.rollout}{model}, "
                 f"posterior {self.posterior}): {self.games} games, win rate {self.win_rate:.1%} "
@@ -140,9 +143,10 @@ class LocalBestResponse(WorldSearch):
         return searched.mean.argmax(axis=1)  # -inf where illegal; the first on a tie
 
 
-def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: int, seed: int = 0,
+def local_best_response(target: "str | Policy", rules: "RulesConfig | str", *, games: int, seed: int = 0,
                         worlds: int = DEFAULT_WORLDS, rollout: "str | Policy | None" = None,
-                        model: "str | Policy | None" = None, progress: Callable[[int], None] | None = None) -> LocalBestResponseResult:
+                        model: "str | Policy | None" = None,
+                        progress: Callable[[int], None] | None = None) -> LocalBestResponseResult:
     """Play ``games`` duplicate games (``games / n`` deals at an ``n``-seat table of ``rules``, each played with
     the LBR in every seat) of a local best response against ``target``, which fills every other seat; see the
     module's docstring.
@@ -151,6 +155,7 @@ def local_best_response(target: "str | Policy", rules: RulesConfig, *, games: in
     ``model``: who stands in for the target in the posterior and the playouts (default: the target itself).
     ``progress`` is called with the number of games finished.
     """
+    rules = make_rules(rules)
     check_searchable(rules, "a local best response")
     seats = rules.num_players
     games = check_int("games", games, seats, MAX_LBR_GAMES)

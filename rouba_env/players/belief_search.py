@@ -23,6 +23,7 @@ import numpy as np
 from rouba_env.batched.game import VectorGame
 from rouba_env.checks import check_choice, check_int, check_number
 from rouba_env.players.base import BasePolicy, Policy
+from rouba_env.players.checkpoint import CheckpointTableMismatch
 from rouba_env.players.network import load_policy
 from rouba_env.players.scripted import GreedyPolicy, HeuristicPolicy
 from rouba_env.posterior import MAX_WORLDS, WorldSearch, check_searchable
@@ -61,7 +62,13 @@ class BeliefSearchPolicy(BasePolicy):
             raise ValueError(f"belief_search cut={cut} ends playouts with the network's privileged critic, which "
                              f"estimates the margin: give value=margin with it")
         super().__init__(rules, max_players)
-        self.network = load_policy(policy.removeprefix("checkpoint:"), rules, max_players)
+        try:
+            self.network = load_policy(policy.removeprefix("checkpoint:"), rules, max_players)
+        except CheckpointTableMismatch as error:
+            default = " (the default)" if policy == BELIEF_SEARCH_DEFAULT_POLICY else ""
+            raise CheckpointTableMismatch(f"belief_search's network, policy={policy}{default}, cannot play this "
+                                          f"table: {error}; name one that can with belief_search:policy=NAME_OR_PATH "
+                                          f"(mixed plays 2 to 4 seats of the full game)") from None
         critic = self.network.privileged_value
         if self.cut and critic is None:
             raise ValueError(f"belief_search cut={cut}: the network {policy!r} ships no privileged critic to end "

@@ -46,7 +46,9 @@ def check_solvable(rules: RulesConfig, max_deals: int = MAX_DEALS) -> int:
     orders = distinct_orders(Counter(rank_of(card) for card in rules.unshuffled_deck()))
     if orders > max_deals:
         raise ValueError(f"these rules deal {orders:.3g} distinct deck orders, more than the {max_deals:,} an exact "
-                         f"solution can hold; use a small deck (rules mini, small or medium, or fewer ranks and suits)")
+                         f"solution can hold; use a small deck (rules mini, small or medium; mini3, mini4 or small3 "
+                         f"at three and four seats; or fewer ranks and suits), or bound a player from below with "
+                         f"rouba-exploitability --lbr")
     return orders
 
 

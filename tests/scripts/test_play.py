@@ -38,6 +38,14 @@ def test_three_players_quit_and_end_of_input():
     assert eof_result.returncode == 0 and "Traceback" not in eof_result.stderr
 
 
+def test_a_deck_laid_out_for_four_seats_seats_four_and_says_how_many_opponents_it_needs():
+    four = play(["--rules", "mini4", "--seed", "3"], "q\n")
+    assert four.returncode == 0 and "rouba-monte, 4 players" in four.stdout
+    wrong = play(["--rules", "mini3", "--opponents", "heuristic"], "")
+    assert wrong.returncode == 2 and "rules mini3 seat 3 players: name 2 opponents with --opponents, got 1" in (
+        wrong.stderr)
+
+
 def test_bad_opponent_spec_is_a_clean_error():
     result = play(["--opponents", "wizard"], "")
     assert result.returncode == 2 and "unknown player 'wizard'" in result.stderr

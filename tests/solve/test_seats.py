@@ -65,21 +65,23 @@ def test_the_command_prints_every_seat(tmp_path, capsys):
     argv = ["--rules", "mini3", "--players", "random", "heuristic", "--cfr", "20", "--json", str(out), "--no-progress"]
     assert command.main(argv) == 0
     printed = capsys.readouterr()
-    assert "mini3: 70 deals, 1,678 histories, 225 information sets" in printed.err
+    assert "mini3, 3 seats: 70 deals, 1,678 histories, 225 information sets" in printed.err
     assert printed.out.splitlines()[0].split()[:7] == ["player", "NashConv", "value", "s0", "BR", "s0", "BR"]
     assert "BR s2" in printed.out and "BR s3" not in printed.out
-    rows = json.loads(out.read_text())["players"]
+    data = json.loads(out.read_text())
+    rows = data["players"]
+    assert data["num_players"] == 3 and data["rules"] == "mini3"
     assert [len(row["best_response_values"]) for row in rows] == [3, 3, 3]
     assert rows[0]["nash_conv"] == pytest.approx(0.282142857, abs=1e-8)
     assert command.main(["--rules", "mini", "--num-players", "3", "--players", "random", "--no-progress"]) == 0
-    assert "mini: 70 deals, 1,678 histories" in capsys.readouterr().err
+    assert "mini, 3 seats: 70 deals, 1,678 histories" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--rules", "mini3", "--num-players", "5", "--players", "random"], "--num-players: invalid choice: 5"),
+    (["--rules", "mini3", "--num-players", "9", "--players", "random"], "--num-players: invalid choice: 9"),
     (["--rules", "mini3", "--num-players", "1", "--players", "random"], "--num-players: invalid choice: 1"),
 ])
-def test_the_command_refuses_a_table_outside_two_to_four(argv, message, capsys):
+def test_the_command_refuses_a_table_outside_two_to_eight(argv, message, capsys):
     with pytest.raises(SystemExit):
         command.main(argv)
     assert message in capsys.readouterr().err
@@ -88,8 +90,26 @@ def test_the_command_refuses_a_table_outside_two_to_four(argv, message, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--rules", "standard", "--num-players", "3", "--players", "random"], "distinct deck orders, more than"),
     (["--rules", "mini", "--num-players", "4", "--players", "random"], "the first deal (hands plus table) needs 10"),
+    (["--rules", "mini", "--num-players", "5", "--players", "random"], "the exact solutions seat 2..4 players"),
 ])
 def test_the_command_refuses_a_deck_in_one_line(argv, message, capsys):
     assert command.main(argv + ["--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_the_lbr_alone_plays_five_seats_and_compares_with_the_solver_only_in_its_units(tmp_path, capsys):
+    """Past four seats the local best response still plays (no tree); under another reward than the margin its
+    bound is not set beside the solver's value, which is in other units; an estimated value is called so."""
+    out = tmp_path / "five.json"
+    assert command.main(["--rules", "mini", "--num-players", "5", "--players", "random", "--lbr", "10",
+                         "--lbr-worlds", "1", "--json", str(out), "--no-progress"]) == 0
+    data = json.loads(out.read_text())
+    assert data["num_players"] == 5 and "tree" not in data and data["lbr"][0]["games"] == 10
+    capsys.readouterr()
+    assert command.main(["--rules", "mini3", "--players", "random", "--reward", "outcome", "--lbr", "6",
+                         "--lbr-worlds", "1", "--no-progress"]) == 0
+    assert "exploitability (NashConv" not in capsys.readouterr().out
+    assert command.main(["--rules", "mini3", "--players", "random", "--lbr", "6", "--lbr-worlds", "1",
+                         "--no-progress"]) == 0
+    assert "; exact exploitability (NashConv / 3)" in capsys.readouterr().out

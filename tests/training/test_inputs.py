@@ -298,6 +298,11 @@ def test_a_given_value_equal_to_the_trainers_default_survives_in_an_exploiter():
         TrainConfig.of(best_response="heuristic", scripted_weight=0.5)
 
 
+def test_a_table_the_deck_cannot_deal_is_refused_naming_the_rules_and_the_table():
+    with pytest.raises(ValueError, match="rules 'mini3' at 4 players: invalid RulesConfig: the first deal"):
+        TrainConfig.of(rules="mini3", num_players=(4,))
+
+
 def test_an_exploiter_on_a_three_seat_deck_keeps_the_decks_table_not_its_budget():
     exploiter = TrainConfig.of(rules="mini3", best_response="heuristic")
     assert exploiter.run.num_players == (3,) and exploiter.sources["num_players"] == DECK
