@@ -17,8 +17,8 @@ declare -A ROWS=(
   [exploitability_mini4]="--rules mini4 --players random greedy heuristic expert --cfr 1000"
   [exploitability_small3]="--rules small3 --players random greedy heuristic expert --cfr 1000"
   # the local best response at every seat beside the exact value (scripts/results/lbr_seats_DECK.json)
-  [lbr_seats_mini3]="--rules mini3 --players random greedy heuristic expert --lbr 3000 --lbr-worlds 16"
-  [lbr_seats_mini4]="--rules mini4 --players random greedy heuristic expert --lbr 4000 --lbr-worlds 16"
+  [lbr_seats_mini3]="--rules mini3 --players random greedy heuristic --lbr 3000 --lbr-worlds 16"
+  [lbr_seats_mini4]="--rules mini4 --players random greedy heuristic --lbr 4000 --lbr-worlds 16"
   [lbr_seats_small3]="--rules small3 --players random greedy heuristic --lbr 3000 --lbr-worlds 16"
 )
 ORDER=(exploitability_mini3 exploitability_mini4 lbr_seats_mini3 lbr_seats_mini4 exploitability_small3 lbr_seats_small3)
