@@ -21,7 +21,15 @@ declare -A ROWS=(
   [lbr_seats_mini4]="--rules mini4 --players random greedy heuristic --lbr 4000 --lbr-worlds 16"
   [lbr_seats_small3]="--rules small3 --players random greedy heuristic --lbr 3000 --lbr-worlds 16"
 )
-ORDER=(exploitability_mini3 exploitability_mini4 lbr_seats_mini3 lbr_seats_mini4 exploitability_small3 lbr_seats_small3)
+# the full game at three and four seats: heuristic, the shipped mixed and the default recipe's network for 2, 3
+# and 4 seats (default_recipe.sh mixed_default), 1,200 games each (400 and 300 deals)
+for seats in 3 4; do
+  ROWS[lbr_seats_full${seats}_heuristic]="--rules standard --num-players $seats --players heuristic --lbr 1200"
+  ROWS[lbr_seats_full${seats}_mixed]="--rules standard --num-players $seats --players checkpoint:mixed --lbr 1200"
+  ROWS[lbr_seats_full${seats}_default]="--rules standard --num-players $seats --players checkpoint:$RUNS/mixed_default/policy --lbr 1200"
+done
+ORDER=(exploitability_mini3 exploitability_mini4 lbr_seats_mini3 lbr_seats_mini4 exploitability_small3 lbr_seats_small3
+       lbr_seats_full{3,4}_{heuristic,mixed,default})
 for deck in mini3 mini4 small3; do
   for steps in 1 3; do
     for recipe in default pool; do

@@ -113,3 +113,14 @@ def test_the_lbr_alone_plays_five_seats_and_compares_with_the_solver_only_in_its
     assert command.main(["--rules", "mini3", "--players", "random", "--lbr", "6", "--lbr-worlds", "1",
                          "--no-progress"]) == 0
     assert "; exact exploitability (NashConv / 3)" in capsys.readouterr().out
+
+
+def test_magnetic_mirror_descent_runs_at_three_seats_and_approaches_nash():
+    from rouba_env.solve.exploitability import MagneticMirrorDescent
+
+    tree = GameTree(preset("mini3"))
+    solver = MagneticMirrorDescent(tree, temperature=0.05, step_size=1.0, magnet_rate=0.1)
+    for step in range(1, 201):
+        solver.iterate(measure=step in (1, 200))
+    (_, first), (_, last) = solver.history
+    assert last < first / 10, solver.history
