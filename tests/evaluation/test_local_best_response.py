@@ -78,21 +78,27 @@ def exact_posterior(rules, target, moves, observed, observer: int = 0) -> dict[t
     return {hand: weight / total for hand, weight in weights.items()}
 
 
-@pytest.mark.parametrize("spec", ["random", f"{MINI_NETWORK},deterministic=false"])
-def test_the_posterior_is_exact_bayes_over_every_deal_of_mini(spec):
-    rules = preset("mini")
-    target = make_policy(spec, rules)
-    checked = 0
-    for seed in range(40):
+def posteriors_and_bayes(rules, target, seeds):
+    """For each game of ``seeds`` that reaches an LBR decision (`a_game_to_an_lbr_decision`): the evidence (the
+    other seats' decisions), the LBR's posterior (`assignments`) and exact Bayes (`exact_posterior`)."""
+    for seed in seeds:
         found = a_game_to_an_lbr_decision(rules, target, seed)
         if found is None:
             continue
         table, recorder, moves = found
-        lbr = LocalBestResponse(target, target, rules)
-        hands, weights = lbr.hands(table.game, 0, 0, decisions=recorder.this_hand(table.game, 0),
-                                   rng=np.random.default_rng(0))
-        ours = assignments(hands, weights)
-        exact = exact_posterior(rules, target, moves, table.game.observe_slots([0], [0])[0])
+        evidence = recorder.this_hand(table.game, 0)
+        hands, weights = LocalBestResponse(target, target, rules).hands(table.game, 0, 0, decisions=evidence,
+                                                                         rng=np.random.default_rng(0))
+        assert hands.shape[1:] == (rules.num_players - 1, 14)
+        yield evidence, assignments(hands, weights), exact_posterior(rules, target, moves,
+                                                                     table.game.observe_slots([0], [0])[0])
+
+
+@pytest.mark.parametrize("spec", ["random", f"{MINI_NETWORK},deterministic=false"])
+def test_the_posterior_is_exact_bayes_over_every_deal_of_mini(spec):
+    rules = preset("mini")
+    checked = 0
+    for _, ours, exact in posteriors_and_bayes(rules, make_policy(spec, rules), range(40)):
         assert ours.keys() == exact.keys()
         for hand, weight in exact.items():
             assert ours[hand] == pytest.approx(weight, abs=1e-9)
@@ -108,24 +114,14 @@ def assignments(hands, weights) -> dict[tuple, float]:
 def test_the_joint_posterior_is_exact_bayes_at_three_seats(tmp_path):
     """Both other seats' hands at once, each weighed by its own moves (a random network whose probabilities
     depend on the hand), against Bayes over every deal of ``mini3``."""
-    rules = preset("mini3")
     from rouba_env.players.checkpoint import write_checkpoint
     from tests.players.helpers import random_tensors
 
+    rules = preset("mini3")
     write_checkpoint(tmp_path, random_tensors(rules, 3, (16,), seed=5), rules, max_players=3, hidden_sizes=(16,))
     target = make_policy(f"checkpoint:{tmp_path},deterministic=false", rules)
     checked = both = 0
-    for seed in range(30):
-        found = a_game_to_an_lbr_decision(rules, target, seed)
-        if found is None:
-            continue
-        table, recorder, moves = found
-        lbr = LocalBestResponse(target, target, rules)
-        evidence = recorder.this_hand(table.game, 0)
-        hands, weights = lbr.hands(table.game, 0, 0, decisions=evidence, rng=np.random.default_rng(0))
-        assert hands.shape[1:] == (2, 14)
-        ours = assignments(hands, weights)
-        exact = exact_posterior(rules, target, moves, table.game.observe_slots([0], [0])[0])
+    for evidence, ours, exact in posteriors_and_bayes(rules, target, range(30)):
         assert ours.keys() == exact.keys()
         for key, weight in exact.items():
             assert ours[key] == pytest.approx(weight, rel=1e-5)  # the network's float32 probabilities
