@@ -81,6 +81,8 @@ class LocalBestResponseResult:
     """How the hands were weighed: by the target's action probabilities, or uniformly (it gives none)."""
     per_seat: dict[int, float] = field(default_factory=dict)
     """LBR seat -> mean margin reward there (a lower bound on that seat's best-response value)."""
+    per_seat_interval: dict[int, tuple[float | None, float | None]] = field(default_factory=dict)
+    """LBR seat -> the 95% interval of that mean over its deals."""
 
     @property
     def decisions_per_second(self) -> float:
@@ -102,7 +104,7 @@ class LocalBestResponseResult:
         summed = "" if self.bound_low is None or self.bound_high is None else (
             f" [{n * self.bound_low:+.4f}, {n * self.bound_high:+.4f}]")
         seats = "" if n == 2 else (
-            f" (each seat's value: {', '.join(f'{value:+.4f}' for value in self.per_seat.values())}; NashConv "
+            f" (each seat's value: {', '.join(self._seat_value(seat) for seat in self.per_seat)}; NashConv "
             f"lower bound {self.nash_conv_bound:+.4f}{summed})")
         model = "" if self.model == "the target" else f", model {self.model}"
         return (f"local best response to {self.target} ({self.worlds} worlds a move, rollout {self.rollout}{model}, "
@@ -110,6 +112,12 @@ class LocalBestResponseResult:
                 f"[{self.win_low:.1%}, {self.win_high:.1%}], margin {self.mean_margin:+.3f} cards; exploitability "
                 f"lower bound {self.bound:+.4f}{interval}{seats}; {self.decisions} decisions, "
                 f"{self.decisions_per_second:.0f} a second")
+
+
+    def _seat_value(self, seat: int) -> str:
+        low, high = self.per_seat_interval.get(seat, (None, None))
+        interval = "" if low is None or high is None else f" [{low:+.4f}, {high:+.4f}]"
+        return f"{self.per_seat[seat]:+.4f}{interval}"
 
 
 class TargetRecorder(DecisionRecorder):
@@ -222,4 +230,5 @@ def summarize_games(finished: list[tuple[int, int, list[int]]], rules: RulesConf
     return LocalBestResponseResult(
         target, rollout, model, rules, len(finished), len(per_deal), worlds, sum(shares) / len(shares), win_low, win_high,
         float(np.mean(cards)), bound, low, high, decisions, seconds, posterior,
-        {seat: float(np.mean(values)) for seat, values in sorted(per_seat.items())})
+        {seat: float(np.mean(values)) for seat, values in sorted(per_seat.items())},
+        {seat: mean_interval(values)[1:] for seat, values in sorted(per_seat.items())})

@@ -162,6 +162,8 @@ def test_the_lbr_bound_at_three_seats_stays_below_the_exact_exploitability_and_r
     result = local_best_response("heuristic", "mini3", games=600, seed=1, worlds=8)  # a preset's name will do
     assert result.bound_low <= exact and result.bound >= 0.7 * exact, (result.describe(), exact)
     assert result.nash_conv_bound == pytest.approx(3 * result.bound) and sorted(result.per_seat) == [0, 1, 2]
+    for seat, (low, high) in result.per_seat_interval.items():  # each seat's bound on its own best response
+        assert low <= best[seat] and low <= result.per_seat[seat] <= high
     assert result.games == 600 and result.deals == 200
 
 
