@@ -28,6 +28,14 @@ from rouba_env.rules.core import (
 
 TIE_NOISE = 1e-3
 """Scale of the random key added to action values: breaks exact ties at random, never reorders real differences."""
+VALUE_DECIMALS = 9
+"""Action values are compared at this many decimals: the same value reached by two sums (2/3 one way, 1 - 1/3
+the other) is a tie, in `pick_best` and in the scripted players' ``action_probabilities`` alike."""
+
+
+def comparable(values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to `VALUE_DECIMALS`: equal where they differ only by floating-point rounding."""
+    return np.round(values, VALUE_DECIMALS)
 
 
 class ActionFeatures:
@@ -82,7 +90,7 @@ def pick_best(values: np.ndarray, rows: np.ndarray, actions: np.ndarray, *, batc
 
     ``rows`` must be sorted (as `legal_entries` gives them) and cover every row.
     """
-    keys = values + TIE_NOISE * uniform_runs(rng, rows, batch)
+    keys = comparable(values) + TIE_NOISE * uniform_runs(rng, rows, batch)
     starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
     row_best = np.maximum.reduceat(keys, starts)
     is_best = keys == row_best[rows]

@@ -10,6 +10,7 @@ from rouba_env.players.base import BasePolicy
 from rouba_env.players.move_values import (
     ActionFeatures,
     all_entries,
+    comparable,
     greedy_values,
     heuristic_values,
     legal_entries,
@@ -55,7 +56,7 @@ class ScoredMovePolicy(BasePolicy):
         """float64[B, A]: the probability `act_batch` plays each action: shared equally by the legal
         actions of the row's highest value (the exact ties it breaks at random)."""
         obs, legal = self.checked(obs, mask)
-        values = np.where(legal, self.action_values(obs), -np.inf)
+        values = np.where(legal, comparable(self.action_values(obs)), -np.inf)
         best = legal & (values == values.max(axis=1, keepdims=True))
         return best / best.sum(axis=1, keepdims=True)
 

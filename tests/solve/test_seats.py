@@ -124,3 +124,19 @@ def test_magnetic_mirror_descent_runs_at_three_seats_and_approaches_nash():
         solver.iterate(measure=step in (1, 200))
     (_, first), (_, last) = solver.history
     assert last < first / 10, solver.history
+
+
+@pytest.mark.parametrize("spec", ["greedy", "heuristic"])
+def test_the_scripted_players_probabilities_are_their_play_at_four_seats(spec):
+    """On ``mini4`` two moves can be worth the same value reached by two sums (a third each way): a tie that
+    ``act`` breaks at random must be a tie in ``action_probabilities`` too, or the exact NashConv and the local best
+    response's posterior read another player than the one that plays."""
+    from rouba_env.players.registry import make_policy
+    from rouba_env.solve.exploitability import policy_strategy
+    from tests.solve.test_exploitability import MovesOnly
+
+    tree = GameTree(preset("mini4"))
+    player = make_policy(spec, tree.rules)
+    exact, _ = policy_strategy(tree, player)
+    sampled, _ = policy_strategy(tree, MovesOnly(player), samples=400, rng=np.random.default_rng(0))
+    assert np.abs(sampled - exact).max() < 0.1, "the distribution act_batch samples from"
