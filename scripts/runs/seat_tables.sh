@@ -15,7 +15,9 @@ declare -A ROWS=(
   # every scripted player's exact NashConv and CFR+'s curve (scripts/results/exploitability_DECK.json)
   [exploitability_mini3]="--rules mini3 --players random greedy heuristic expert --cfr 1000"
   [exploitability_mini4]="--rules mini4 --players random greedy heuristic expert --cfr 1000"
-  [exploitability_small3]="--rules small3 --players random greedy heuristic expert --cfr 1000"
+  [exploitability_small3]="--rules small3 --players random greedy heuristic --cfr 1000"
+  # expert's exact probabilities on small3: every hidden order of its rollouts, far longer than the others
+  [exploitability_small3_expert]="--rules small3 --players expert"
   # the local best response at every seat beside the exact value (scripts/results/lbr_seats_DECK.json)
   [lbr_seats_mini3]="--rules mini3 --players random greedy heuristic --lbr 3000 --lbr-worlds 16"
   [lbr_seats_mini4]="--rules mini4 --players random greedy heuristic --lbr 4000 --lbr-worlds 16"
@@ -29,6 +31,7 @@ for seats in 3 4; do
   ROWS[lbr_seats_full${seats}_default]="--rules standard --num-players $seats --players checkpoint:$RUNS/mixed_default/policy --lbr 1200"
 done
 ORDER=(exploitability_mini3 exploitability_mini4 lbr_seats_mini3 lbr_seats_mini4 exploitability_small3 lbr_seats_small3
+       exploitability_small3_expert
        lbr_seats_full{3,4}_{heuristic,mixed,default})
 for deck in mini3 mini4 small3; do
   for steps in 1 3; do
