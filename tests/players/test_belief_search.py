@@ -189,11 +189,11 @@ def test_with_its_model_equal_to_the_opponent_it_takes_what_the_local_best_respo
     from rouba_env.evaluation.local_best_response import local_best_response
 
     opponent = f"checkpoint:{mini_network}"
-    lbr = local_best_response(opponent, RULES, games=300, seed=4, worlds=8)
-    result = evaluate([f"belief_search:policy={mini_network},value=margin,worlds=8", opponent], rules=RULES,
-                      games=300, seed=5)
+    lbr = local_best_response(opponent, RULES, games=200, seed=4, worlds=4)
+    result = evaluate([f"belief_search:policy={mini_network},value=margin,worlds=4", opponent], rules=RULES,
+                      games=200, seed=5)
     searched = result.players[0]
-    assert searched.games == lbr.games == 300
+    assert searched.games == lbr.games == 200
     lbr_cards = (lbr.bound_low * RULES.total_cards, lbr.bound_high * RULES.total_cards)
     search_cards = margin_interval(result.records, 0)
     assert search_cards[0] <= lbr_cards[1] and lbr_cards[0] <= search_cards[1], (search_cards, lbr_cards)
