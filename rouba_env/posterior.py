@@ -171,8 +171,7 @@ def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: Act
     probabilities = getattr(target, PROBABILITIES_METHOD, None)
     if probabilities is None:
         return priors
-    seat_hands = [[np.unique(question.hands[:, seat], axis=0, return_inverse=True)
-                   for seat in range(question.hands.shape[1])] for question in questions]
+    seat_hands = [distinct_hands(question.hands) for question in questions]
     likelihoods = [[np.ones(len(distinct)) for distinct, _ in seats] for seats in seat_hands]
     observations, masks, where = hypothesis_positions(questions, seat_hands, played_from)
     if not where:
@@ -194,6 +193,14 @@ def hand_posteriors(target: Policy, questions: list[HandQuestion], encoding: Act
             weights *= likelihood[inverse.ravel()]
         posteriors.append(weights / weights.sum() if weights.sum() > 0 else prior)
     return posteriors
+
+
+def distinct_hands(hands: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per other seat, (its distinct hands, each assignment's index among them) of the assignments ``hands``
+    (int64[N, S, 14]); with one other seat every hand is already distinct."""
+    if hands.shape[1] == 1:
+        return [(hands[:, 0], np.arange(len(hands)))]
+    return [np.unique(hands[:, seat], axis=0, return_inverse=True) for seat in range(hands.shape[1])]
 
 
 def deal_priors(questions: list[HandQuestion],
