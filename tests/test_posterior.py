@@ -37,7 +37,7 @@ def test_a_cut_playout_takes_the_value_of_the_seat_to_act_for_the_seat_that_sear
         return np.full(len(slots), 0.25)
 
     search = WorldSearch(player, player, rules, 8, cut=cut, value=value)
-    values = search.searched_values(table.game, np.array([0]), np.array([observer]), histories=[[]],
+    values = search.searched_values(table.game, np.array([0]), np.array([observer]), histories=[[[]]],
                                     rng=np.random.default_rng(0))
     legal = np.flatnonzero(table.mask[0])
     to_act = observer if cut == 1 else 1 - observer
@@ -46,14 +46,15 @@ def test_a_cut_playout_takes_the_value_of_the_seat_to_act_for_the_seat_that_sear
     assert np.allclose(values.standard_error[0, legal], 0.0)
 
 
-def test_a_cut_needs_a_value_and_the_posterior_two_seats():
+def test_a_cut_needs_a_value_and_two_seats():
     rules = preset("mini")
     player = make_policy("random", rules)
     with pytest.raises(ValueError, match="a playout cut after 3 moves needs a value"):
         WorldSearch(player, player, rules, 4, cut=3)
     three = preset("standard", num_players=3)
-    with pytest.raises(ValueError, match="rules for 2 players, got 3"):
-        WorldSearch(make_policy("random", three), make_policy("random", three), three, 4)
+    value = lambda game, slots, seats: np.zeros(len(slots))  # noqa: E731
+    with pytest.raises(ValueError, match="rules for 2 players, got 3"):  # a cut reads a two-seat critic
+        WorldSearch(make_policy("random", three), make_policy("random", three), three, 4, cut=3, value=value)
 
 
 def test_a_limited_play_stops_after_its_rounds():
@@ -75,12 +76,12 @@ def test_the_standard_errors_are_those_of_the_worlds_and_common_worlds_shrink_th
     observer = int(table.current[0])
     player = make_policy("random", rules)
     search = WorldSearch(player, player, rules, 400)
-    values = search.searched_values(table.game, np.array([0]), np.array([observer]), histories=[[]],
+    values = search.searched_values(table.game, np.array([0]), np.array([observer]), histories=[[[]]],
                                     rng=np.random.default_rng(1))
     legal = np.flatnonzero(table.mask[0])
     assert np.isfinite(values.mean[0, legal]).all() and np.isneginf(np.delete(values.mean[0], legal)).all()
     assert (values.standard_error[0, legal] > 0).all() and (values.advantage_error[0, legal] > 0).all()
     assert np.isinf(np.delete(values.standard_error[0], legal)).all()
     one = WorldSearch(player, player, rules, 1).searched_values(
-        table.game, np.array([0]), np.array([observer]), histories=[[]], rng=np.random.default_rng(1))
+        table.game, np.array([0]), np.array([observer]), histories=[[[]]], rng=np.random.default_rng(1))
     assert (one.standard_error[0, legal] == 0).all()

@@ -61,7 +61,7 @@ def test_players_help_lists_the_known_specs():
 
 def test_exploitability_help_names_the_decks_it_can_solve():
     text = " ".join(parsers()["rouba-exploitability"].format_help().split())
-    assert "medium, mini, small are solved exactly" in text and "only probed with --lbr" in text
+    assert "medium, mini, mini3, mini4, small, small3 are solved exactly" in text and "only probed with --lbr" in text
 
 
 @pytest.mark.slow
