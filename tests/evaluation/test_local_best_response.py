@@ -121,7 +121,7 @@ def test_the_joint_posterior_is_exact_bayes_at_three_seats(tmp_path):
     write_checkpoint(tmp_path, random_tensors(rules, 3, (16,), seed=5), rules, max_players=3, hidden_sizes=(16,))
     target = make_policy(f"checkpoint:{tmp_path},deterministic=false", rules)
     checked = both = 0
-    for evidence, ours, exact in posteriors_and_bayes(rules, target, range(30)):
+    for evidence, ours, exact in posteriors_and_bayes(rules, target, range(16)):
         assert ours.keys() == exact.keys()
         for key, weight in exact.items():
             assert ours[key] == pytest.approx(weight, rel=1e-5)  # the network's float32 probabilities
